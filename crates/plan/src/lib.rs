@@ -1,0 +1,314 @@
+//! The validated, serializable description of a run: what to request, from
+//! where, how hard, and when to stop. Nothing here opens a socket or reads a
+//! clock; the [`Schedule`] ("when is request *k* due") is a pure function so
+//! every load model is unit-tested without sleeping.
+//!
+//! A [`Plan`] is built in two levels (STYLE.md §7): the CLI parses flags into
+//! its own structs, then [`PlanBuilder`] turns them into a `Plan`, collecting
+//! *every* problem before reporting, each naming the flag it came from.
+
+mod request;
+mod schedule;
+mod target;
+
+pub use request::{Header, RequestSpec};
+pub use schedule::{Due, RateStage, Schedule, WorkerSchedule};
+pub use target::{Scheme, Target, TargetError};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::time::Duration;
+
+/// Default per-request timeout: like ab's `-s`, long enough for slow pages,
+/// never infinite (ab's 99% stall came from waiting forever).
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default connect timeout.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default duration when neither a request count nor a duration is given.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+
+/// Everything the engine needs to run one load test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Plan {
+    pub target: Target,
+    pub request: RequestSpec,
+    pub load: Load,
+    pub stop: Stop,
+    /// Worker threads, each owning its share of the connections.
+    pub threads: usize,
+    /// Reuse connections (HTTP/1.1 keep-alive). Off: one connection per request.
+    pub keepalive: bool,
+    pub timeouts: Timeouts,
+}
+
+/// How requests are generated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "model", rename_all = "snake_case")]
+pub enum Load {
+    /// Closed model: a fixed number of connections, each sends its next
+    /// request as soon as the previous response is complete. Latency is then
+    /// service time; the offered rate depends on the server (wrk, ab).
+    Closed { connections: u64 },
+    /// Open model: requests are due on a timetable regardless of how the
+    /// server copes; latency is measured from the intended send time.
+    Open {
+        stages: Vec<RateStage>,
+        /// Upper bound on requests in flight (and on connections opened).
+        max_inflight: u64,
+    },
+}
+
+impl Load {
+    /// Connections the engine may hold open at once.
+    pub fn max_connections(&self) -> u64 {
+        match self {
+            Load::Closed { connections } => *connections,
+            Load::Open { max_inflight, .. } => *max_inflight,
+        }
+    }
+}
+
+/// When the run ends: whichever comes first.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Stop {
+    /// Total requests to start (completed, failed or cancelled).
+    pub requests: Option<u64>,
+    /// Wall-clock limit, in nanoseconds.
+    #[serde(with = "nanos_opt")]
+    #[schemars(with = "Option<u64>")]
+    pub duration: Option<Duration>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Timeouts {
+    #[serde(with = "nanos")]
+    #[schemars(with = "u64")]
+    pub connect: Duration,
+    /// From sending the request to the end of its response.
+    #[serde(with = "nanos")]
+    #[schemars(with = "u64")]
+    pub request: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts { connect: DEFAULT_CONNECT_TIMEOUT, request: DEFAULT_REQUEST_TIMEOUT }
+    }
+}
+
+impl Plan {
+    /// The schedule every worker derives its share from.
+    pub fn schedule(&self) -> Schedule {
+        match &self.load {
+            Load::Closed { .. } => Schedule::closed(self.stop.requests),
+            Load::Open { stages, .. } => Schedule::open(stages.clone(), self.stop.requests),
+        }
+    }
+}
+
+/// One problem with the user's input: which input, what is wrong, how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// Where: a flag (`-c`), a file and line, or `URL`.
+    pub source: String,
+    pub problem: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.source, self.problem)?;
+        if let Some(h) = &self.hint {
+            write!(f, " ({h})")?;
+        }
+        Ok(())
+    }
+}
+
+/// All the problems found in one input, reported together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputErrors(pub Vec<InputError>);
+
+impl fmt::Display for InputErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InputErrors {}
+
+/// Collects problems while a plan is assembled from user input.
+#[derive(Debug, Default)]
+pub struct PlanBuilder {
+    errors: Vec<InputError>,
+}
+
+impl PlanBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records a problem and carries on, so the user sees all of them at once.
+    pub fn error(&mut self, source: impl Into<String>, problem: impl Into<String>, hint: Option<&str>) {
+        self.errors.push(InputError {
+            source: source.into(),
+            problem: problem.into(),
+            hint: hint.map(str::to_owned),
+        });
+    }
+
+    /// Unwraps a per-field result, recording its error.
+    pub fn check<T>(&mut self, r: Result<T, InputError>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.errors.push(e);
+                None
+            }
+        }
+    }
+
+    pub fn has_errors(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    /// Final validation of a complete plan; returns every problem found.
+    pub fn finish(mut self, plan: Option<Plan>) -> Result<Plan, InputErrors> {
+        if let Some(p) = &plan {
+            if p.threads == 0 {
+                self.error("-t/--threads", "must be at least 1", None);
+            }
+            if p.load.max_connections() == 0 {
+                self.error("-c/--connections", "must be at least 1", None);
+            }
+            if p.stop.requests == Some(0) {
+                self.error("-n/--requests", "must be at least 1", None);
+            }
+            if p.stop.duration == Some(Duration::ZERO) {
+                self.error("-d/--duration", "must be longer than 0s", Some("e.g. -d 30s"));
+            }
+            if p.timeouts.request.is_zero() {
+                self.error("--timeout", "must be longer than 0s", Some("e.g. --timeout 30s"));
+            }
+            if p.timeouts.connect.is_zero() {
+                self.error("--connect-timeout", "must be longer than 0s", None);
+            }
+        }
+        match plan {
+            Some(p) if self.errors.is_empty() => Ok(p),
+            _ => Err(InputErrors(self.errors)),
+        }
+    }
+}
+
+/// Parses a duration like `30s`, `2m`, `1h30m`, `250ms`; a bare number means seconds.
+pub fn parse_duration(source: &str, s: &str) -> Result<Duration, InputError> {
+    let t = s.trim();
+    let r = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        t.parse::<f64>().ok().filter(|v| v.is_finite()).map(Duration::from_secs_f64)
+    } else {
+        humantime::parse_duration(t).ok()
+    };
+    r.ok_or_else(|| InputError {
+        source: source.to_owned(),
+        problem: format!("'{s}' is not a duration"),
+        hint: Some("use a number with a unit: 500ms, 30s, 2m, 1h".into()),
+    })
+}
+
+/// Parses a count with an optional SI suffix: `100`, `10k`, `1.5M`, `2G`.
+pub fn parse_count(source: &str, s: &str) -> Result<u64, InputError> {
+    let t = s.trim().replace('_', "");
+    let (num, mul) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1e6),
+        Some('g' | 'G') => (&t[..t.len() - 1], 1e9),
+        _ => (&t[..], 1.0),
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && (v * mul).fract() == 0.0 && v * mul < 1.8e19 => {
+            Ok((v * mul) as u64)
+        }
+        _ => Err(InputError {
+            source: source.to_owned(),
+            problem: format!("'{s}' is not a whole number"),
+            hint: Some("use digits with an optional k/M/G suffix: 100, 10k, 1.5M".into()),
+        }),
+    }
+}
+
+/// Serde helpers: durations travel as integer nanoseconds in the JSON contract.
+pub mod nanos {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_nanos().min(u64::MAX as u128) as u64)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_nanos(u64::deserialize(d)?))
+    }
+}
+
+/// Like [`nanos`], for optional durations.
+pub mod nanos_opt {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&(d.as_nanos().min(u64::MAX as u128) as u64)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.map(Duration::from_nanos))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_accept_si_suffixes() {
+        assert_eq!(parse_count("-n", "10k").unwrap(), 10_000);
+        assert_eq!(parse_count("-n", "1.5M").unwrap(), 1_500_000);
+        assert_eq!(parse_count("-n", "100").unwrap(), 100);
+        assert_eq!(parse_count("-n", "1_000").unwrap(), 1_000);
+        let e = parse_count("-n", "1.5").unwrap_err();
+        assert_eq!(e.source, "-n");
+        assert!(parse_count("-n", "ten").is_err());
+        assert!(parse_count("-n", "-3").is_err());
+    }
+
+    #[test]
+    fn durations_accept_units_and_bare_seconds() {
+        assert_eq!(parse_duration("-d", "30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("-d", "2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("-d", "250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("-d", "5").unwrap(), Duration::from_secs(5));
+        assert_eq!(parse_duration("-d", "1.5").unwrap(), Duration::from_millis(1500));
+        let e = parse_duration("-d", "soon").unwrap_err();
+        assert!(e.to_string().contains("-d: 'soon' is not a duration"));
+    }
+
+    #[test]
+    fn builder_reports_every_problem() {
+        let mut b = PlanBuilder::new();
+        b.error("-c", "bad", None);
+        b.error("-n", "also bad", Some("fix it"));
+        let e = b.finish(None).unwrap_err();
+        assert_eq!(e.0.len(), 2);
+        assert_eq!(e.to_string(), "-c: bad\n-n: also bad (fix it)");
+    }
+}

@@ -1,0 +1,1 @@
+//! yace report
