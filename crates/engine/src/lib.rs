@@ -1,1 +1,130 @@
-//! yace engine
+//! The only crate that opens sockets. [`run`] splits a [`plan::Plan`] over
+//! worker threads (one per core by default), each with its own connections,
+//! its own copy of the pre-encoded request and its own [`Sink`], and hands
+//! the sinks back when the run ends; merging them is the caller's business.
+
+pub mod codec;
+mod sample;
+mod sys;
+mod worker;
+
+pub use sample::{Outcome, Sample, Sink};
+pub use worker::WorkerReport;
+
+use plan::{Plan, Scheme, WorkerSchedule};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// A run could not start. Per-request failures are never errors: they are
+/// [`Outcome`]s.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("cannot resolve host '{host}': {source}")]
+    Resolve {
+        host: String,
+        source: std::io::Error,
+    },
+    #[error("host '{0}' resolved to no address")]
+    NoAddress(String),
+    #[error("{0}:// is not supported yet; use http://")]
+    Unsupported(&'static str),
+    #[error("cannot start worker {worker}: {source}")]
+    Worker {
+        worker: usize,
+        source: std::io::Error,
+    },
+}
+
+/// Resolves the plan's target to the address every connection will use.
+pub fn resolve(plan: &Plan) -> Result<SocketAddr, EngineError> {
+    if plan.target.scheme == Scheme::Https {
+        return Err(EngineError::Unsupported("https"));
+    }
+    let host = plan.target.host.as_str();
+    let mut addrs = (host, plan.target.port)
+        .to_socket_addrs()
+        .map_err(|source| EngineError::Resolve {
+            host: host.to_owned(),
+            source,
+        })?;
+    addrs
+        .next()
+        .ok_or_else(|| EngineError::NoAddress(host.to_owned()))
+}
+
+/// One blocking connect, to tell "nothing listens there" apart from a
+/// server that fails under load before any load is sent.
+pub fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<Duration> {
+    let t = Instant::now();
+    TcpStream::connect_timeout(&addr, timeout)?;
+    Ok(t.elapsed())
+}
+
+/// Threads that will actually run: never more than the connections.
+pub fn effective_threads(plan: &Plan) -> usize {
+    (plan.threads as u64)
+        .min(plan.load.max_connections())
+        .max(1) as usize
+}
+
+/// Monotonic "now" in nanoseconds, the clock every sample is measured on.
+pub fn clock_ns() -> u64 {
+    sys::now_ns()
+}
+
+/// Runs the plan against `addr`, one thread per sink (see
+/// [`effective_threads`]). `epoch` is the [`clock_ns`] instant that sample
+/// times count from. Raising `stop` ends the run early (in-flight requests
+/// are cancelled); the result is still complete for what was done.
+pub fn run<S: Sink>(
+    plan: &Plan,
+    addr: SocketAddr,
+    sinks: Vec<S>,
+    epoch: u64,
+    stop: &AtomicBool,
+) -> Result<Vec<(S, WorkerReport)>, EngineError> {
+    let threads = sinks.len();
+    assert!(threads >= 1, "at least one sink");
+    let request = plan.request.encode(&plan.target, plan.keepalive);
+    let schedule = plan.schedule();
+    let total_conns = plan.load.max_connections();
+    let end_at = plan
+        .stop
+        .duration
+        .map(|d| d.as_nanos().min(u64::MAX as u128) as u64);
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(threads);
+        for (w, sink) in sinks.into_iter().enumerate() {
+            let conns =
+                total_conns / threads as u64 + u64::from((w as u64) < total_conns % threads as u64);
+            let cfg = worker::WorkerConfig {
+                addr,
+                request: &request,
+                head_request: plan.request.is_head(),
+                idempotent: plan.request.is_idempotent(),
+                keepalive: plan.keepalive,
+                connections: conns as usize,
+                schedule: WorkerSchedule::new(schedule.clone(), w, threads),
+                epoch,
+                end_at,
+                connect_timeout: plan.timeouts.connect.as_nanos() as u64,
+                request_timeout: plan.timeouts.request.as_nanos() as u64,
+                stop,
+            };
+            let h = std::thread::Builder::new()
+                .name(format!("yace-worker-{w}"))
+                .spawn_scoped(scope, move || -> Result<_, EngineError> {
+                    let worker = worker::Worker::new(cfg, sink)
+                        .map_err(|source| EngineError::Worker { worker: w, source })?;
+                    Ok(worker.run())
+                })
+                .map_err(|source| EngineError::Worker { worker: w, source })?;
+            handles.push(h);
+        }
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}

@@ -1,0 +1,601 @@
+//! Incremental HTTP/1.1 response framing (RFC 9112 §6).
+//!
+//! The parser is fed whatever each `read` returned and never copies body
+//! bytes: they are counted and skipped. Only a response head that arrives
+//! split across reads is buffered (rare on a healthy server), so a
+//! connection's state is a few words and 10,000 connections stay small.
+
+/// Largest response head accepted; beyond it the response is rejected as
+/// `HeaderTooLarge` rather than buffered without bound.
+pub const MAX_HEAD: usize = 64 * 1024;
+const MAX_HEADERS: usize = 100;
+
+/// Why a response could not be framed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameError {
+    /// Not HTTP/1.x, or an invalid head, length or chunk size.
+    Protocol,
+    /// The head exceeded [`MAX_HEAD`] or had too many fields.
+    HeadTooLarge,
+}
+
+/// What the bytes fed so far amount to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The response is not complete yet; every byte was consumed.
+    NeedMore,
+    /// The response ended after `consumed` bytes of this input; anything
+    /// after belongs to no request of ours.
+    Done { consumed: usize },
+}
+
+/// How the end of the current response's body is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Head,
+    Length(u64),
+    Chunked(Chunk),
+    UntilClose,
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chunk {
+    /// Reading hex digits of a chunk size.
+    Size {
+        value: u64,
+        digits: u8,
+    },
+    /// Skipping a chunk extension up to the line's end.
+    Ext {
+        value: u64,
+    },
+    /// Saw CR after a size line.
+    SizeLf {
+        value: u64,
+    },
+    Data(u64),
+    DataCr,
+    DataLf,
+    /// Reading trailer fields; `len` is the current line's length so far.
+    Trailer {
+        len: u32,
+    },
+    TrailerLf {
+        len: u32,
+    },
+}
+
+/// Frames one response at a time on a connection; [`ResponseParser::reset`]
+/// prepares it for the next.
+#[derive(Debug, Default)]
+pub struct ResponseParser {
+    state: StateCell,
+    head_buf: Vec<u8>,
+    no_body: bool,
+    /// Final status code (0 until a head has been parsed).
+    pub status: u16,
+    /// Body bytes so far (decoded size for chunked: chunk data only).
+    pub body_len: u64,
+    /// Whether the server lets the connection be reused after this response.
+    pub keep_alive: bool,
+    /// The `Server` header of the response, captured only when asked.
+    pub server: Option<String>,
+    capture_server: bool,
+}
+
+#[derive(Debug)]
+struct StateCell(State);
+impl Default for StateCell {
+    fn default() -> Self {
+        StateCell(State::Head)
+    }
+}
+
+impl ResponseParser {
+    /// Prepares for the next response. `head_request`: the request was HEAD,
+    /// so the response has no body whatever its headers say.
+    pub fn reset(&mut self, head_request: bool, capture_server: bool) {
+        self.state.0 = State::Head;
+        self.head_buf.clear();
+        self.no_body = head_request;
+        self.status = 0;
+        self.body_len = 0;
+        self.keep_alive = false;
+        self.capture_server = capture_server;
+    }
+
+    /// True before the first byte of a final or interim head was consumed.
+    pub fn is_fresh(&self) -> bool {
+        self.state.0 == State::Head && self.head_buf.is_empty() && self.status == 0
+    }
+
+    /// Feeds the next bytes read from the connection.
+    pub fn feed(&mut self, input: &[u8]) -> Result<Progress, FrameError> {
+        let mut pos = 0;
+        loop {
+            match self.state.0 {
+                State::Head => match self.head(&input[pos..])? {
+                    Some(n) => pos += n,
+                    None => return Ok(Progress::NeedMore),
+                },
+                State::Length(rem) => {
+                    let n = rem.min((input.len() - pos) as u64);
+                    pos += n as usize;
+                    self.body_len += n;
+                    if n == rem {
+                        self.state.0 = State::Done;
+                    } else {
+                        self.state.0 = State::Length(rem - n);
+                        return Ok(Progress::NeedMore);
+                    }
+                }
+                State::Chunked(c) => {
+                    let (n, next) = self.chunked(c, &input[pos..])?;
+                    pos += n;
+                    match next {
+                        Some(c) => {
+                            self.state.0 = State::Chunked(c);
+                            return Ok(Progress::NeedMore);
+                        }
+                        None => self.state.0 = State::Done,
+                    }
+                }
+                State::UntilClose => {
+                    self.body_len += (input.len() - pos) as u64;
+                    return Ok(Progress::NeedMore);
+                }
+                State::Done => return Ok(Progress::Done { consumed: pos }),
+            }
+        }
+    }
+
+    /// The connection reached end of file: a close-delimited body is now
+    /// complete; anything else is cut short.
+    pub fn eof(&mut self) -> Result<(), EofError> {
+        match self.state.0 {
+            State::UntilClose | State::Done => {
+                self.state.0 = State::Done;
+                Ok(())
+            }
+            State::Head if self.status == 0 && self.head_buf.is_empty() => {
+                Err(EofError::BeforeResponse)
+            }
+            _ => Err(EofError::Incomplete),
+        }
+    }
+
+    /// Parses a head from `input` (joined with earlier partial bytes). Returns
+    /// bytes of `input` consumed once a final head is complete; `None` when
+    /// more bytes are needed (all of `input` is then buffered).
+    fn head(&mut self, input: &[u8]) -> Result<Option<usize>, FrameError> {
+        let buffered = self.head_buf.len();
+        let parsed = if buffered == 0 {
+            self.parse_head(input)?
+        } else {
+            let take = input.len().min(MAX_HEAD + 1 - buffered.min(MAX_HEAD));
+            self.head_buf.extend_from_slice(&input[..take]);
+            let buf = std::mem::take(&mut self.head_buf);
+            let r = self.parse_head(&buf);
+            self.head_buf = buf;
+            r?
+        };
+        match parsed {
+            Some(end) => {
+                self.head_buf.clear();
+                Ok(Some(end - buffered))
+            }
+            None => {
+                if buffered == 0 {
+                    if input.len() > MAX_HEAD {
+                        return Err(FrameError::HeadTooLarge);
+                    }
+                    self.head_buf.extend_from_slice(input);
+                } else if self.head_buf.len() > MAX_HEAD {
+                    return Err(FrameError::HeadTooLarge);
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Parses one head at the start of `buf`; on success sets the body state
+    /// and returns its length. Interim (1xx) heads are skipped: the state stays
+    /// `Head` and their length is returned so the caller parses on.
+    fn parse_head(&mut self, buf: &[u8]) -> Result<Option<usize>, FrameError> {
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut resp = httparse::Response::new(&mut headers);
+        let len = match resp.parse(buf) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) => {
+                if buf.len() > MAX_HEAD {
+                    return Err(FrameError::HeadTooLarge);
+                }
+                return Ok(None);
+            }
+            Err(httparse::Error::TooManyHeaders) => return Err(FrameError::HeadTooLarge),
+            Err(_) => return Err(FrameError::Protocol),
+        };
+        if len > MAX_HEAD {
+            return Err(FrameError::HeadTooLarge);
+        }
+        let status = resp.code.unwrap_or(0);
+        if (100..200).contains(&status) {
+            if status == 101 {
+                // We never ask to switch protocols.
+                return Err(FrameError::Protocol);
+            }
+            return Ok(Some(len));
+        }
+        let http10 = resp.version == Some(0);
+        let mut keep_alive = !http10;
+        let mut length: Option<u64> = None;
+        let mut chunked = false;
+        for h in resp.headers.iter() {
+            let name = h.name.as_bytes();
+            if name.eq_ignore_ascii_case(b"content-length") {
+                let v = parse_length(h.value).ok_or(FrameError::Protocol)?;
+                if length.is_some_and(|l| l != v) {
+                    return Err(FrameError::Protocol);
+                }
+                length = Some(v);
+            } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+                // Chunked must be the last coding (RFC 9112 §6.1).
+                chunked = last_token(h.value).eq_ignore_ascii_case(b"chunked");
+                if !chunked {
+                    keep_alive = false;
+                }
+            } else if name.eq_ignore_ascii_case(b"connection") {
+                for tok in h.value.split(|&b| b == b',') {
+                    let t = tok.trim_ascii();
+                    if t.eq_ignore_ascii_case(b"close") {
+                        keep_alive = false;
+                    } else if t.eq_ignore_ascii_case(b"keep-alive") && http10 {
+                        keep_alive = true;
+                    }
+                }
+            } else if self.capture_server && name.eq_ignore_ascii_case(b"server") {
+                self.server = Some(String::from_utf8_lossy(h.value).into_owned());
+            }
+        }
+        self.status = status;
+        self.keep_alive = keep_alive;
+        self.state.0 = if self.no_body || status == 204 || status == 304 {
+            State::Done
+        } else if chunked {
+            State::Chunked(Chunk::Size {
+                value: 0,
+                digits: 0,
+            })
+        } else if let Some(l) = length {
+            if l == 0 {
+                State::Done
+            } else {
+                State::Length(l)
+            }
+        } else if !keep_alive || http10 {
+            self.keep_alive = false;
+            State::UntilClose
+        } else {
+            // HTTP/1.1 without length or chunking: the body runs to close.
+            self.keep_alive = false;
+            State::UntilClose
+        };
+        Ok(Some(len))
+    }
+
+    /// Advances the chunked decoder over `input`. Returns bytes consumed and
+    /// the next chunk state, or `None` once the last chunk and trailers end.
+    fn chunked(
+        &mut self,
+        mut c: Chunk,
+        input: &[u8],
+    ) -> Result<(usize, Option<Chunk>), FrameError> {
+        let mut i = 0;
+        while i < input.len() {
+            let b = input[i];
+            c = match c {
+                Chunk::Data(rem) => {
+                    let n = rem.min((input.len() - i) as u64);
+                    i += n as usize;
+                    self.body_len += n;
+                    if n == rem {
+                        Chunk::DataCr
+                    } else {
+                        Chunk::Data(rem - n)
+                    }
+                }
+                Chunk::Size { value, digits } => {
+                    i += 1;
+                    match hex(b) {
+                        Some(d) => {
+                            if digits >= 15 {
+                                return Err(FrameError::Protocol);
+                            }
+                            Chunk::Size {
+                                value: value << 4 | d as u64,
+                                digits: digits + 1,
+                            }
+                        }
+                        None if digits == 0 => return Err(FrameError::Protocol),
+                        None => match b {
+                            b'\r' => Chunk::SizeLf { value },
+                            b';' | b' ' | b'\t' => Chunk::Ext { value },
+                            _ => return Err(FrameError::Protocol),
+                        },
+                    }
+                }
+                Chunk::Ext { value } => {
+                    i += 1;
+                    match b {
+                        b'\r' => Chunk::SizeLf { value },
+                        b'\n' => return Err(FrameError::Protocol),
+                        _ => Chunk::Ext { value },
+                    }
+                }
+                Chunk::SizeLf { value } => {
+                    i += 1;
+                    if b != b'\n' {
+                        return Err(FrameError::Protocol);
+                    }
+                    if value == 0 {
+                        Chunk::Trailer { len: 0 }
+                    } else {
+                        Chunk::Data(value)
+                    }
+                }
+                Chunk::DataCr => {
+                    i += 1;
+                    if b != b'\r' {
+                        return Err(FrameError::Protocol);
+                    }
+                    Chunk::DataLf
+                }
+                Chunk::DataLf => {
+                    i += 1;
+                    if b != b'\n' {
+                        return Err(FrameError::Protocol);
+                    }
+                    Chunk::Size {
+                        value: 0,
+                        digits: 0,
+                    }
+                }
+                Chunk::Trailer { len } => {
+                    i += 1;
+                    if b == b'\r' {
+                        Chunk::TrailerLf { len }
+                    } else if len as usize >= MAX_HEAD {
+                        return Err(FrameError::HeadTooLarge);
+                    } else {
+                        Chunk::Trailer { len: len + 1 }
+                    }
+                }
+                Chunk::TrailerLf { len } => {
+                    i += 1;
+                    if b != b'\n' {
+                        return Err(FrameError::Protocol);
+                    }
+                    if len == 0 {
+                        return Ok((i, None));
+                    }
+                    Chunk::Trailer { len: 0 }
+                }
+            };
+        }
+        Ok((i, Some(c)))
+    }
+}
+
+/// Why a connection's end of file cut a response short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EofError {
+    /// Not a byte of the response arrived.
+    BeforeResponse,
+    /// The head or body was cut off.
+    Incomplete,
+}
+
+fn parse_length(v: &[u8]) -> Option<u64> {
+    let v = v.trim_ascii();
+    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    v.iter().try_fold(0u64, |acc, &d| {
+        acc.checked_mul(10)?.checked_add((d - b'0') as u64)
+    })
+}
+
+fn last_token(v: &[u8]) -> &[u8] {
+    v.rsplit(|&b| b == b',').next().unwrap_or(v).trim_ascii()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq)]
+    struct Framed {
+        status: u16,
+        body_len: u64,
+        keep_alive: bool,
+        consumed: usize,
+    }
+
+    /// Feeds `wire` in pieces split at `cuts`; returns the outcome.
+    fn feed_split(wire: &[u8], cuts: &[usize], head: bool) -> Result<Framed, String> {
+        let mut p = ResponseParser::default();
+        p.reset(head, false);
+        let mut start = 0;
+        let mut bounds: Vec<usize> = cuts.to_vec();
+        bounds.push(wire.len());
+        for end in bounds {
+            match p.feed(&wire[start..end]).map_err(|e| format!("{e:?}"))? {
+                Progress::Done { consumed } => {
+                    return Ok(Framed {
+                        status: p.status,
+                        body_len: p.body_len,
+                        keep_alive: p.keep_alive,
+                        consumed: start + consumed,
+                    })
+                }
+                Progress::NeedMore => start = end,
+            }
+        }
+        match p.eof() {
+            Ok(()) => Ok(Framed {
+                status: p.status,
+                body_len: p.body_len,
+                keep_alive: p.keep_alive,
+                consumed: wire.len(),
+            }),
+            Err(e) => Err(format!("{e:?}")),
+        }
+    }
+
+    /// Every single split point, and byte-at-a-time, must frame identically.
+    fn check_all_splits(wire: &[u8], head: bool, want: &Result<Framed, String>) {
+        assert_eq!(&feed_split(wire, &[], head), want, "whole");
+        for cut in 1..wire.len() {
+            assert_eq!(&feed_split(wire, &[cut], head), want, "cut at {cut}");
+        }
+        let every: Vec<usize> = (1..wire.len()).collect();
+        assert_eq!(&feed_split(wire, &every, head), want, "byte at a time");
+    }
+
+    fn ok(status: u16, body_len: u64, keep_alive: bool, consumed: usize) -> Result<Framed, String> {
+        Ok(Framed {
+            status,
+            body_len,
+            keep_alive,
+            consumed,
+        })
+    }
+
+    #[test]
+    fn content_length() {
+        let w = b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\nhello world\n";
+        check_all_splits(w, false, &ok(200, 12, true, w.len()));
+    }
+
+    #[test]
+    fn content_length_leaves_following_bytes() {
+        let w = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhiHTTP/1.1";
+        check_all_splits(w, false, &ok(200, 2, true, w.len() - 8));
+    }
+
+    #[test]
+    fn chunked_with_extensions_and_trailers() {
+        let w = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\
+                  5;name=val\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nX-T: 1\r\n\r\n";
+        check_all_splits(w, false, &ok(200, 31, true, w.len()));
+    }
+
+    #[test]
+    fn chunked_bad_size_is_protocol_error() {
+        let w = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n";
+        check_all_splits(w, false, &Err("Protocol".into()));
+        let w = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n";
+        check_all_splits(w, false, &Err("Protocol".into()));
+    }
+
+    #[test]
+    fn chunked_truncated_is_incomplete() {
+        let w = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel";
+        check_all_splits(w, false, &Err("Incomplete".into()));
+    }
+
+    #[test]
+    fn close_delimited_body_ends_at_eof() {
+        let w = b"HTTP/1.0 200 OK\r\nServer: x\r\n\r\nsome body";
+        check_all_splits(w, false, &ok(200, 9, false, w.len()));
+        let w = b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nabc";
+        check_all_splits(w, false, &ok(200, 3, false, w.len()));
+    }
+
+    #[test]
+    fn http10_keep_alive_and_connection_close() {
+        let w = b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\nx";
+        check_all_splits(w, false, &ok(200, 1, true, w.len()));
+        let w = b"HTTP/1.1 200 OK\r\nConnection: Close\r\nContent-Length: 1\r\n\r\nx";
+        check_all_splits(w, false, &ok(200, 1, false, w.len()));
+    }
+
+    #[test]
+    fn interim_responses_are_skipped() {
+        let w = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: x\r\n\r\n\
+                  HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n";
+        check_all_splits(w, false, &ok(201, 0, true, w.len()));
+    }
+
+    #[test]
+    fn no_body_for_head_204_304() {
+        let w = b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n";
+        check_all_splits(w, true, &ok(200, 0, true, w.len()));
+        let w = b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n";
+        check_all_splits(w, false, &ok(204, 0, true, w.len()));
+        let w = b"HTTP/1.1 304 Not Modified\r\n\r\n";
+        check_all_splits(w, false, &ok(304, 0, true, w.len()));
+    }
+
+    #[test]
+    fn bad_lengths_are_protocol_errors() {
+        for w in [
+            &b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\n"[..],
+            b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nx",
+            b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n",
+            b"SMTP ready\r\n\r\n",
+        ] {
+            assert_eq!(feed_split(w, &[], false), Err("Protocol".into()), "{w:?}");
+        }
+        // Duplicated but equal lengths are tolerated (RFC 9110 §8.6).
+        let w = b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx";
+        assert_eq!(feed_split(w, &[], false), ok(200, 1, true, w.len()));
+    }
+
+    #[test]
+    fn eof_before_and_during_response() {
+        assert_eq!(feed_split(b"", &[], false), Err("BeforeResponse".into()));
+        check_all_splits(
+            b"HTTP/1.1 200 OK\r\nContent-Le",
+            false,
+            &Err("Incomplete".into()),
+        );
+        let w = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc";
+        check_all_splits(w, false, &Err("Incomplete".into()));
+    }
+
+    #[test]
+    fn huge_head_is_rejected_not_buffered() {
+        let mut w = b"HTTP/1.1 200 OK\r\n".to_vec();
+        while w.len() <= MAX_HEAD + 10 {
+            w.extend_from_slice(b"X-Filler: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n");
+        }
+        assert_eq!(feed_split(&w, &[], false), Err("HeadTooLarge".into()));
+        let cuts: Vec<usize> = (1..w.len()).step_by(1000).collect();
+        assert_eq!(feed_split(&w, &cuts, false), Err("HeadTooLarge".into()));
+    }
+
+    #[test]
+    fn parser_reuses_across_responses() {
+        let mut p = ResponseParser::default();
+        p.reset(false, true);
+        let w = b"HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Length: 1\r\n\r\nx";
+        assert_eq!(p.feed(w), Ok(Progress::Done { consumed: w.len() }));
+        assert_eq!(p.server.as_deref(), Some("nginx"));
+        p.reset(false, false);
+        assert!(p.is_fresh());
+        let w = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+        assert_eq!(p.feed(w), Ok(Progress::Done { consumed: w.len() }));
+        assert_eq!(p.status, 404);
+    }
+}

@@ -1,0 +1,176 @@
+//! The facts the engine reports about each request, and the narrow trait it
+//! pushes them through (STYLE.md §6): statistics, file recorders and test
+//! collectors are all just [`Sink`]s.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How a request ended. A closed set, counted and never formatted on the
+/// hot path; an HTTP status (any, 5xx included) is `Response`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+#[repr(u8)]
+pub enum Outcome {
+    /// A complete response arrived (its status says whether the server coped).
+    #[default]
+    Response = 0,
+    /// The server's port refused the connection (nothing listening, backlog full).
+    ConnectRefused,
+    /// The connection was not established within the connect timeout.
+    ConnectTimeout,
+    /// Another connect failure (unreachable network or host).
+    ConnectError,
+    /// The server reset the connection.
+    Reset,
+    /// The connection closed before any byte of the response.
+    ClosedBeforeResponse,
+    /// No complete response within the request timeout.
+    Timeout,
+    /// The connection closed in the middle of the head or body.
+    IncompleteBody,
+    /// The bytes were not a valid HTTP/1.x response.
+    ProtocolError,
+    /// The response head exceeded 64 KiB or 100 fields.
+    HeaderTooLarge,
+    /// The client ran out of a resource (file descriptors, local ports, memory).
+    ClientResource,
+    /// Still in flight when the run ended; not an error.
+    Cancelled,
+}
+
+impl Outcome {
+    pub const COUNT: usize = 12;
+    pub const ALL: [Outcome; Outcome::COUNT] = [
+        Outcome::Response,
+        Outcome::ConnectRefused,
+        Outcome::ConnectTimeout,
+        Outcome::ConnectError,
+        Outcome::Reset,
+        Outcome::ClosedBeforeResponse,
+        Outcome::Timeout,
+        Outcome::IncompleteBody,
+        Outcome::ProtocolError,
+        Outcome::HeaderTooLarge,
+        Outcome::ClientResource,
+        Outcome::Cancelled,
+    ];
+
+    /// Counts as a failed request (not a response, not cancelled at the end).
+    pub fn is_error(self) -> bool {
+        !matches!(self, Outcome::Response | Outcome::Cancelled)
+    }
+
+    /// Stable snake_case name, as in the JSON result.
+    pub fn name(self) -> &'static str {
+        match self {
+            Outcome::Response => "response",
+            Outcome::ConnectRefused => "connect_refused",
+            Outcome::ConnectTimeout => "connect_timeout",
+            Outcome::ConnectError => "connect_error",
+            Outcome::Reset => "reset",
+            Outcome::ClosedBeforeResponse => "closed_before_response",
+            Outcome::Timeout => "timeout",
+            Outcome::IncompleteBody => "incomplete_body",
+            Outcome::ProtocolError => "protocol_error",
+            Outcome::HeaderTooLarge => "header_too_large",
+            Outcome::ClientResource => "client_resource",
+            Outcome::Cancelled => "cancelled",
+        }
+    }
+
+    /// One line: the likely cause and what to do about it.
+    pub fn explain(self) -> &'static str {
+        match self {
+            Outcome::Response => "a complete response arrived",
+            Outcome::ConnectRefused => {
+                "nothing accepted the connection: server down, wrong port, or its listen backlog \
+                 overflowed (raise somaxconn and the server's backlog)"
+            }
+            Outcome::ConnectTimeout => {
+                "the TCP handshake did not finish in time: server overloaded (SYN queue full, SYN \
+                 cookies) or packets dropped; check the server's accept rate and backlog"
+            }
+            Outcome::ConnectError => "the network or host is unreachable from this client",
+            Outcome::Reset => {
+                "the server reset the connection: it hit a connection or keep-alive limit (e.g. \
+                 Apache MaxKeepAliveRequests, nginx worker_connections) or a worker crashed"
+            }
+            Outcome::ClosedBeforeResponse => {
+                "the server closed the connection without answering: a worker died, or it closed \
+                 an idle keep-alive connection as the request was sent"
+            }
+            Outcome::Timeout => {
+                "no complete response within the timeout: the server is queueing or stuck (slow \
+                 backend, locked sessions); raise --timeout only if such latency is acceptable"
+            }
+            Outcome::IncompleteBody => {
+                "the connection closed mid-response: the server or a proxy aborted it (crash, \
+                 upstream timeout, body larger than a buffer limit)"
+            }
+            Outcome::ProtocolError => {
+                "the bytes were not valid HTTP/1.x: wrong port (TLS or another protocol), or a \
+                 broken framing (bad Content-Length or chunk size)"
+            }
+            Outcome::HeaderTooLarge => "the response head was over 64 KiB or 100 fields",
+            Outcome::ClientResource => {
+                "the client ran out of file descriptors or local ports: raise `ulimit -n`, widen \
+                 net.ipv4.ip_local_port_range, keep connections alive; run `yace doctor`"
+            }
+            Outcome::Cancelled => "still in flight when the run ended; not counted as an error",
+        }
+    }
+}
+
+/// One finished request. Times are nanoseconds since the run's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Sample {
+    pub outcome: Outcome,
+    /// HTTP status of the final response; 0 when none arrived.
+    pub status: u16,
+    /// When the schedule wanted the request sent (equals `start` in the closed model).
+    pub intended: u64,
+    /// When work on it began: the connect, if it needed a new connection, else the write.
+    pub start: u64,
+    /// When its first byte was written (after any connect).
+    pub sent: u64,
+    /// When the first response byte arrived; 0 if none did.
+    pub first_byte: u64,
+    /// When it ended (complete, failed or cancelled).
+    pub end: u64,
+    /// Bytes read for it, head and body.
+    pub bytes_in: u64,
+    /// Bytes written for it.
+    pub bytes_out: u64,
+    /// Body bytes of the response.
+    pub body_len: u64,
+    /// It went out on a connection that had served earlier requests.
+    pub reused: bool,
+}
+
+/// Where a worker pushes what happens. Called on the hot path: keep
+/// implementations to counters and histogram updates.
+pub trait Sink: Send {
+    /// A request finished in any way.
+    fn record(&mut self, s: &Sample);
+    /// A connection was established, taking `nanos`.
+    fn connected(&mut self, nanos: u64);
+    /// A request was re-sent once on a fresh connection because a reused
+    /// keep-alive connection turned out to be closed by the server.
+    fn retried(&mut self) {}
+    /// Called at least every 100 ms and at each whole second since the start,
+    /// with the time since the start; lets per-second series roll over.
+    fn tick(&mut self, _now: u64) {}
+}

@@ -1,0 +1,257 @@
+//! Thin, safe wrappers over the few syscalls the worker loop makes: a
+//! non-blocking TCP socket, epoll, and the monotonic clock. Kept to raw
+//! `libc` so the hot path is exactly read + write + a share of epoll_wait.
+
+use std::io;
+use std::net::SocketAddr;
+use std::os::fd::RawFd;
+
+/// Nanoseconds on the monotonic clock (vDSO, no syscall).
+#[inline]
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid pointer to a timespec; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// CPU time used by the calling thread, in nanoseconds.
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: as above.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+fn sockaddr(addr: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
+    // SAFETY: all-zero is a valid sockaddr_storage.
+    let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let len = match addr {
+        SocketAddr::V4(a) => {
+            // SAFETY: sockaddr_storage is large and aligned enough for sockaddr_in.
+            let sin = unsafe { &mut *(&mut storage as *mut _ as *mut libc::sockaddr_in) };
+            sin.sin_family = libc::AF_INET as libc::sa_family_t;
+            sin.sin_port = a.port().to_be();
+            sin.sin_addr = libc::in_addr {
+                s_addr: u32::from_ne_bytes(a.ip().octets()),
+            };
+            std::mem::size_of::<libc::sockaddr_in>()
+        }
+        SocketAddr::V6(a) => {
+            // SAFETY: as above, for sockaddr_in6.
+            let sin6 = unsafe { &mut *(&mut storage as *mut _ as *mut libc::sockaddr_in6) };
+            sin6.sin6_family = libc::AF_INET6 as libc::sa_family_t;
+            sin6.sin6_port = a.port().to_be();
+            sin6.sin6_addr = libc::in6_addr {
+                s6_addr: a.ip().octets(),
+            };
+            sin6.sin6_flowinfo = a.flowinfo();
+            sin6.sin6_scope_id = a.scope_id();
+            std::mem::size_of::<libc::sockaddr_in6>()
+        }
+    };
+    (storage, len as libc::socklen_t)
+}
+
+/// Result of starting a non-blocking connect.
+pub enum Connecting {
+    /// Connected at once (common on loopback).
+    Done,
+    /// In progress: wait for writability, then [`take_socket_error`].
+    Pending,
+}
+
+/// Creates a non-blocking TCP socket with Nagle off and starts connecting.
+/// On error the socket is closed and the errno returned.
+pub fn connect(addr: &SocketAddr) -> Result<(RawFd, Connecting), io::Error> {
+    let family = if addr.is_ipv4() {
+        libc::AF_INET
+    } else {
+        libc::AF_INET6
+    };
+    // SAFETY: plain socket(2) call.
+    let fd = cvt(unsafe {
+        libc::socket(
+            family,
+            libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+            0,
+        )
+    })?;
+    let one: libc::c_int = 1;
+    // SAFETY: fd is ours; option value points to a c_int of the given size.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            &one as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+    let (sa, len) = sockaddr(addr);
+    // SAFETY: sa is a valid sockaddr of length len.
+    let r = unsafe { libc::connect(fd, &sa as *const _ as *const libc::sockaddr, len) };
+    if r == 0 {
+        return Ok((fd, Connecting::Done));
+    }
+    let e = io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EINPROGRESS) {
+        Ok((fd, Connecting::Pending))
+    } else {
+        close(fd);
+        Err(e)
+    }
+}
+
+/// The pending error of a socket (SO_ERROR), clearing it; `Ok` if none.
+pub fn take_socket_error(fd: RawFd) -> io::Result<()> {
+    let mut err: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: err/len are valid out-pointers of the right size.
+    cvt(unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_ERROR,
+            &mut err as *mut _ as *mut libc::c_void,
+            &mut len,
+        )
+    })?;
+    if err == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::from_raw_os_error(err))
+    }
+}
+
+pub fn close(fd: RawFd) {
+    // SAFETY: closing a descriptor we own; errors on close are not actionable here.
+    unsafe { libc::close(fd) };
+}
+
+/// Closes with an RST instead of a FIN (SO_LINGER 0), so cancelled
+/// connections don't pile up in TIME_WAIT on the client.
+pub fn abort(fd: RawFd) {
+    let l = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: fd is ours; option value points to a linger struct.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            &l as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        );
+    }
+    close(fd);
+}
+
+/// `send` without SIGPIPE. Returns bytes written or the errno.
+#[inline]
+pub fn send(fd: RawFd, buf: &[u8]) -> Result<usize, i32> {
+    // SAFETY: buf is valid for reads of buf.len() bytes.
+    let r = unsafe {
+        libc::send(
+            fd,
+            buf.as_ptr() as *const libc::c_void,
+            buf.len(),
+            libc::MSG_NOSIGNAL,
+        )
+    };
+    if r < 0 {
+        Err(errno())
+    } else {
+        Ok(r as usize)
+    }
+}
+
+/// `read` into buf. Returns bytes read (0 = end of file) or the errno.
+#[inline]
+pub fn read(fd: RawFd, buf: &mut [u8]) -> Result<usize, i32> {
+    // SAFETY: buf is valid for writes of buf.len() bytes.
+    let r = unsafe { libc::read(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len()) };
+    if r < 0 {
+        Err(errno())
+    } else {
+        Ok(r as usize)
+    }
+}
+
+#[inline]
+pub fn errno() -> i32 {
+    io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// An epoll instance, closed on drop.
+#[derive(Debug)]
+pub struct Epoll {
+    fd: RawFd,
+}
+
+pub const IN: u32 = libc::EPOLLIN as u32;
+pub const OUT: u32 = libc::EPOLLOUT as u32;
+pub const ERR: u32 = (libc::EPOLLERR | libc::EPOLLHUP) as u32;
+
+impl Epoll {
+    pub fn new() -> io::Result<Epoll> {
+        // SAFETY: plain epoll_create1(2).
+        Ok(Epoll {
+            fd: cvt(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?,
+        })
+    }
+
+    /// Registers `fd` edge-triggered for both directions, once for its
+    /// lifetime: no epoll_ctl per request (a short read means drained).
+    pub fn add(&self, fd: RawFd, token: u64) -> io::Result<()> {
+        let mut ev = libc::epoll_event {
+            events: (libc::EPOLLIN | libc::EPOLLOUT | libc::EPOLLRDHUP | libc::EPOLLET) as u32,
+            u64: token,
+        };
+        // SAFETY: ev is a valid epoll_event.
+        cvt(unsafe { libc::epoll_ctl(self.fd, libc::EPOLL_CTL_ADD, fd, &mut ev) }).map(|_| ())
+    }
+
+    /// Waits up to `timeout_ms` (-1: forever); fills `events`, returns how many.
+    pub fn wait(&self, events: &mut [libc::epoll_event], timeout_ms: i32) -> io::Result<usize> {
+        // SAFETY: events is a valid, writable buffer of that many entries.
+        let r = unsafe {
+            libc::epoll_wait(
+                self.fd,
+                events.as_mut_ptr(),
+                events.len() as libc::c_int,
+                timeout_ms,
+            )
+        };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                return Ok(0);
+            }
+            return Err(e);
+        }
+        Ok(r as usize)
+    }
+}
+
+impl Drop for Epoll {
+    fn drop(&mut self) {
+        close(self.fd);
+    }
+}

@@ -1,0 +1,602 @@
+//! The one worker loop. Each worker thread owns its epoll instance, its
+//! connections, the pre-encoded request and its own [`Sink`]; nothing on the
+//! hot path is shared or locked (STYLE.md §5).
+//!
+//! Every load model drives this loop the same way: the [`WorkerSchedule`]
+//! says when the next request is due, and a request starts when it is due
+//! *and* a connection slot is free. In the closed model every request is due
+//! at once, so the slots (connections) pace the run; in the open model the
+//! timetable does, and a request that finds no free slot waits, its latency
+//! still measured from when it was due.
+//!
+//! Per request the hot path makes one `read`, one `send` and a share of one
+//! `epoll_wait`: sockets are registered edge-triggered once, a short read
+//! means the socket is drained, and the next request is written as soon as
+//! the previous response is complete.
+
+use crate::codec::{EofError, FrameError, Progress, ResponseParser};
+use crate::sample::{Outcome, Sample, Sink};
+use crate::sys::{self, Connecting, Epoll};
+use plan::{Due, WorkerSchedule};
+use std::net::SocketAddr;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+const READ_BUF: usize = 64 * 1024;
+const EVENTS: usize = 512;
+const SECOND: u64 = 1_000_000_000;
+/// How often the sink's tick and the stop flag are looked at, at most.
+const TICK: u64 = 100_000_000;
+
+/// What a worker needs besides its sink.
+#[derive(Debug)]
+pub(crate) struct WorkerConfig<'a> {
+    pub addr: SocketAddr,
+    pub request: &'a [u8],
+    pub head_request: bool,
+    pub idempotent: bool,
+    pub keepalive: bool,
+    pub connections: usize,
+    pub schedule: WorkerSchedule,
+    /// Monotonic nanoseconds at the run's start, shared by all workers.
+    pub epoch: u64,
+    /// Nanoseconds after the epoch at which the run ends, if timed.
+    pub end_at: Option<u64>,
+    pub connect_timeout: u64,
+    pub request_timeout: u64,
+    pub stop: &'a AtomicBool,
+}
+
+/// What a worker reports besides its sink's contents.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerReport {
+    /// CPU time (user + system) this worker's thread used.
+    pub cpu_ns: u64,
+    /// Wall time the worker ran.
+    pub wall_ns: u64,
+    /// The `Server` header of the worker's first response.
+    pub server: Option<String>,
+    /// Connections this worker opened successfully.
+    pub connections_opened: u64,
+    /// The worker stopped because the stop flag was raised.
+    pub stopped: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum St {
+    /// No socket; the slot can connect.
+    Closed,
+    Connecting,
+    /// Connected, no request in flight.
+    Idle,
+    Writing,
+    Reading,
+}
+
+#[derive(Debug)]
+struct Conn {
+    fd: RawFd,
+    gen: u32,
+    st: St,
+    parser: ResponseParser,
+    /// Requests completed on the current socket.
+    uses: u32,
+    retried: bool,
+    connect_start: u64,
+    intended: u64,
+    start: u64,
+    sent: u64,
+    first_byte: u64,
+    bytes_in: u64,
+    written: usize,
+    deadline: u64,
+}
+
+impl Conn {
+    fn new() -> Self {
+        Conn {
+            fd: -1,
+            gen: 0,
+            st: St::Closed,
+            parser: ResponseParser::default(),
+            uses: 0,
+            retried: false,
+            connect_start: 0,
+            intended: 0,
+            start: 0,
+            sent: 0,
+            first_byte: 0,
+            bytes_in: 0,
+            written: 0,
+            deadline: 0,
+        }
+    }
+
+    fn busy(&self) -> bool {
+        matches!(self.st, St::Connecting | St::Writing | St::Reading)
+    }
+}
+
+pub(crate) struct Worker<'a, S: Sink> {
+    cfg: WorkerConfig<'a>,
+    epoll: Epoll,
+    sink: S,
+    conns: Vec<Conn>,
+    idle: Vec<u32>,
+    closed: Vec<u32>,
+    inflight: usize,
+    next_j: u64,
+    next_due: Due,
+    buf: Box<[u8]>,
+    report: WorkerReport,
+    captured_server: bool,
+    ending: bool,
+}
+
+fn connect_outcome(errno: i32) -> Outcome {
+    match errno {
+        libc::ECONNREFUSED => Outcome::ConnectRefused,
+        libc::ETIMEDOUT => Outcome::ConnectTimeout,
+        libc::EMFILE
+        | libc::ENFILE
+        | libc::EADDRNOTAVAIL
+        | libc::ENOBUFS
+        | libc::ENOMEM
+        | libc::EAGAIN => Outcome::ClientResource,
+        libc::ECONNRESET => Outcome::Reset,
+        _ => Outcome::ConnectError,
+    }
+}
+
+impl<'a, S: Sink> Worker<'a, S> {
+    pub fn new(cfg: WorkerConfig<'a>, sink: S) -> std::io::Result<Self> {
+        let n = cfg.connections;
+        let next_due = cfg.schedule.due(0);
+        Ok(Worker {
+            epoll: Epoll::new()?,
+            sink,
+            conns: (0..n).map(|_| Conn::new()).collect(),
+            idle: Vec::with_capacity(n),
+            // Reversed so slot 0 is used first.
+            closed: (0..n as u32).rev().collect(),
+            inflight: 0,
+            next_j: 0,
+            next_due,
+            buf: vec![0u8; READ_BUF].into_boxed_slice(),
+            report: WorkerReport::default(),
+            captured_server: false,
+            ending: false,
+            cfg,
+        })
+    }
+
+    #[inline]
+    fn now(&self) -> u64 {
+        sys::now_ns().saturating_sub(self.cfg.epoch)
+    }
+
+    /// Runs until the schedule is exhausted, the end time passes or the stop
+    /// flag is raised; returns the sink and the worker's own figures.
+    pub fn run(mut self) -> (S, WorkerReport) {
+        let cpu0 = sys::thread_cpu_ns();
+        let wall0 = self.now();
+        let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; EVENTS];
+        let mut next_tick = 0;
+        let sweep_every =
+            (self.cfg.request_timeout.min(self.cfg.connect_timeout) / 20).clamp(1_000_000, TICK);
+        let mut next_sweep = sweep_every;
+        loop {
+            let now = self.now();
+            if now >= next_tick {
+                self.sink.tick(now);
+                next_tick = (now + TICK).min((now / SECOND + 1) * SECOND);
+                if self.cfg.stop.load(Ordering::Relaxed) {
+                    self.report.stopped = true;
+                    break;
+                }
+            }
+            if self.cfg.end_at.is_some_and(|e| now >= e) {
+                break;
+            }
+            self.issue(now);
+            if self.next_due == Due::End && self.inflight == 0 {
+                break;
+            }
+            let mut wake = next_tick.min(next_sweep);
+            if let Some(e) = self.cfg.end_at {
+                wake = wake.min(e);
+            }
+            if let Due::At(t) = self.next_due {
+                if !self.closed.is_empty() || !self.idle.is_empty() {
+                    wake = wake.min(t);
+                }
+            }
+            let timeout_ms = wake
+                .saturating_sub(now)
+                .div_ceil(1_000_000)
+                .min(i32::MAX as u64);
+            let n = match self.epoll.wait(&mut events, timeout_ms as i32) {
+                Ok(n) => n,
+                Err(_) => break,
+            };
+            for ev in &events[..n] {
+                let (idx, gen) = ((ev.u64 & 0xffff_ffff) as usize, (ev.u64 >> 32) as u32);
+                let flags = ev.events;
+                self.on_event(idx, gen, flags);
+            }
+            let now = self.now();
+            if now >= next_sweep {
+                self.sweep(now);
+                next_sweep = now + sweep_every;
+            }
+        }
+        self.finish();
+        self.report.cpu_ns = sys::thread_cpu_ns().saturating_sub(cpu0);
+        self.report.wall_ns = self.now().saturating_sub(wall0);
+        (self.sink, self.report)
+    }
+
+    /// Starts every request that is due and has a slot, at most one round
+    /// over the slots per call so a refusing server cannot spin us here.
+    fn issue(&mut self, now: u64) {
+        let mut budget = self.conns.len();
+        while budget > 0 {
+            let intended = match self.next_due {
+                Due::End => return,
+                Due::At(t) if t > now => return,
+                Due::At(t) => t,
+                Due::Now => now,
+            };
+            let Some(idx) = self.idle.pop().or_else(|| self.closed.pop()) else {
+                return;
+            };
+            budget -= 1;
+            self.advance();
+            self.begin(idx as usize, intended, now);
+        }
+    }
+
+    fn advance(&mut self) {
+        self.next_j += 1;
+        self.next_due = self.cfg.schedule.due(self.next_j);
+    }
+
+    /// Assigns a request to slot `idx`: writes it on an idle connection or
+    /// connects first.
+    fn begin(&mut self, idx: usize, intended: u64, now: u64) {
+        self.inflight += 1;
+        let capture = !self.captured_server;
+        let c = &mut self.conns[idx];
+        c.intended = intended;
+        c.start = now;
+        c.first_byte = 0;
+        c.bytes_in = 0;
+        c.written = 0;
+        c.retried = false;
+        c.parser.reset(self.cfg.head_request, capture);
+        if c.st == St::Idle {
+            self.write(idx, now);
+        } else {
+            self.connect(idx, now);
+        }
+    }
+
+    fn connect(&mut self, idx: usize, now: u64) {
+        let c = &mut self.conns[idx];
+        c.connect_start = now;
+        c.uses = 0;
+        match sys::connect(&self.cfg.addr) {
+            Ok((fd, how)) => {
+                c.gen = c.gen.wrapping_add(1);
+                c.fd = fd;
+                let token = idx as u64 | (c.gen as u64) << 32;
+                if let Err(e) = self.epoll.add(fd, token) {
+                    let o = connect_outcome(e.raw_os_error().unwrap_or(0));
+                    self.complete(idx, o, now);
+                    return;
+                }
+                match how {
+                    Connecting::Done => self.connected(idx),
+                    Connecting::Pending => {
+                        let c = &mut self.conns[idx];
+                        c.st = St::Connecting;
+                        c.deadline = now + self.cfg.connect_timeout;
+                    }
+                }
+            }
+            Err(e) => {
+                let o = connect_outcome(e.raw_os_error().unwrap_or(0));
+                self.complete(idx, o, now);
+            }
+        }
+    }
+
+    fn connected(&mut self, idx: usize) {
+        let now = self.now();
+        let c = &mut self.conns[idx];
+        self.sink.connected(now.saturating_sub(c.connect_start));
+        self.report.connections_opened += 1;
+        self.write(idx, now);
+    }
+
+    fn write(&mut self, idx: usize, now: u64) {
+        let req = self.cfg.request;
+        let c = &mut self.conns[idx];
+        if c.written == 0 {
+            c.sent = now;
+            c.deadline = now + self.cfg.request_timeout;
+        }
+        loop {
+            match sys::send(c.fd, &req[c.written..]) {
+                Ok(n) => {
+                    c.written += n;
+                    if c.written == req.len() {
+                        c.st = St::Reading;
+                        return;
+                    }
+                }
+                Err(libc::EAGAIN) => {
+                    c.st = St::Writing;
+                    return;
+                }
+                Err(libc::EINTR) => {}
+                Err(_) => {
+                    self.failed_before_response(idx, Outcome::Reset);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn on_event(&mut self, idx: usize, gen: u32, flags: u32) {
+        let Some(c) = self.conns.get(idx) else { return };
+        if c.gen != gen || c.fd < 0 {
+            return; // An event for a socket this slot has since closed.
+        }
+        match c.st {
+            St::Connecting => {
+                if flags & (sys::OUT | sys::ERR) != 0 {
+                    match sys::take_socket_error(c.fd) {
+                        Ok(()) => self.connected(idx),
+                        Err(e) => {
+                            let o = connect_outcome(e.raw_os_error().unwrap_or(0));
+                            self.close(idx);
+                            self.complete(idx, o, self.now());
+                        }
+                    }
+                }
+            }
+            St::Writing => {
+                if flags & sys::OUT != 0 {
+                    self.write(idx, self.now());
+                }
+                if flags & (sys::IN | sys::ERR) != 0 && self.conns[idx].st != St::Closed {
+                    self.readable(idx);
+                }
+            }
+            St::Reading => self.readable(idx),
+            St::Idle => self.idle_readable(idx),
+            St::Closed => {}
+        }
+    }
+
+    /// Reads and frames until the response is complete or the socket is drained.
+    fn readable(&mut self, idx: usize) {
+        loop {
+            let fd = self.conns[idx].fd;
+            let r = sys::read(fd, &mut self.buf);
+            let now = self.now();
+            match r {
+                Ok(0) => {
+                    let c = &mut self.conns[idx];
+                    match c.parser.eof() {
+                        Ok(()) => {
+                            self.close(idx);
+                            self.complete(idx, Outcome::Response, now);
+                        }
+                        Err(EofError::BeforeResponse) => {
+                            self.failed_before_response(idx, Outcome::ClosedBeforeResponse)
+                        }
+                        Err(EofError::Incomplete) => {
+                            self.close(idx);
+                            self.complete(idx, Outcome::IncompleteBody, now);
+                        }
+                    }
+                    return;
+                }
+                Ok(n) => {
+                    let c = &mut self.conns[idx];
+                    if c.first_byte == 0 {
+                        c.first_byte = now;
+                    }
+                    c.bytes_in += n as u64;
+                    match c.parser.feed(&self.buf[..n]) {
+                        Ok(Progress::Done { consumed }) => {
+                            // Bytes after the response answer no request of ours:
+                            // the framing can't be trusted, so don't reuse.
+                            let reuse = consumed == n
+                                && c.parser.keep_alive
+                                && self.cfg.keepalive
+                                && c.st == St::Reading;
+                            self.respond(idx, now, reuse);
+                            return;
+                        }
+                        Ok(Progress::NeedMore) => {
+                            if n < self.buf.len() {
+                                return;
+                            }
+                        }
+                        Err(e) => {
+                            let o = match e {
+                                FrameError::Protocol => Outcome::ProtocolError,
+                                FrameError::HeadTooLarge => Outcome::HeaderTooLarge,
+                            };
+                            self.close(idx);
+                            self.complete(idx, o, now);
+                            return;
+                        }
+                    }
+                }
+                Err(libc::EAGAIN) => return,
+                Err(libc::EINTR) => {}
+                Err(_) => {
+                    if self.conns[idx].parser.is_fresh() {
+                        self.failed_before_response(idx, Outcome::Reset);
+                    } else {
+                        self.close(idx);
+                        self.complete(idx, Outcome::Reset, now);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A complete response: record it, then reuse the connection for the
+    /// next request at once if one is due (no trip through epoll).
+    fn respond(&mut self, idx: usize, now: u64, reuse: bool) {
+        if !self.captured_server {
+            self.captured_server = true;
+            self.report.server = self.conns[idx].parser.server.take();
+        }
+        self.conns[idx].uses += 1;
+        if !reuse {
+            self.close(idx);
+        }
+        self.complete(idx, Outcome::Response, now);
+        if reuse && !self.ending {
+            let intended = match self.next_due {
+                Due::Now => now,
+                Due::At(t) if t <= now => t,
+                _ => return,
+            };
+            if self.cfg.end_at.is_some_and(|e| now >= e) {
+                return;
+            }
+            // The slot was just pushed onto the idle stack by `complete`.
+            if self.idle.last() == Some(&(idx as u32)) {
+                self.idle.pop();
+                self.advance();
+                self.begin(idx, intended, now);
+            }
+        }
+    }
+
+    /// The server closed or reset before answering. On a reused keep-alive
+    /// connection that is the stale-connection race: an idempotent request
+    /// is re-sent once on a fresh connection and counted as a retry.
+    fn failed_before_response(&mut self, idx: usize, outcome: Outcome) {
+        let now = self.now();
+        let c = &mut self.conns[idx];
+        let stale = c.uses > 0 && c.first_byte == 0 && !c.retried && self.cfg.idempotent;
+        self.close(idx);
+        if stale && !self.ending {
+            self.sink.retried();
+            let c = &mut self.conns[idx];
+            c.retried = true;
+            c.written = 0;
+            c.bytes_in = 0;
+            self.connect(idx, now);
+        } else {
+            self.complete(idx, outcome, now);
+        }
+    }
+
+    /// Data or end of file on a connection with nothing in flight: the server
+    /// closed it (keep-alive timeout) or sent bytes nobody asked for.
+    fn idle_readable(&mut self, idx: usize) {
+        let fd = self.conns[idx].fd;
+        match sys::read(fd, &mut self.buf) {
+            Err(libc::EAGAIN) | Err(libc::EINTR) => {}
+            _ => {
+                self.close(idx);
+                if let Some(p) = self.idle.iter().position(|&i| i as usize == idx) {
+                    self.idle.swap_remove(p);
+                    self.closed.push(idx as u32);
+                }
+            }
+        }
+    }
+
+    fn close(&mut self, idx: usize) {
+        let c = &mut self.conns[idx];
+        if c.fd >= 0 {
+            sys::close(c.fd);
+            c.fd = -1;
+        }
+        c.st = St::Closed;
+    }
+
+    /// Records the request on slot `idx` and frees the slot: idle if its
+    /// socket is still open, otherwise closed.
+    fn complete(&mut self, idx: usize, outcome: Outcome, now: u64) {
+        self.inflight -= 1;
+        let c = &mut self.conns[idx];
+        let s = Sample {
+            outcome,
+            status: if outcome == Outcome::Response {
+                c.parser.status
+            } else {
+                0
+            },
+            intended: c.intended,
+            start: c.start,
+            sent: if c.written > 0 { c.sent } else { 0 },
+            first_byte: c.first_byte,
+            end: now,
+            bytes_in: c.bytes_in,
+            bytes_out: c.written as u64,
+            body_len: c.parser.body_len,
+            reused: c.uses > 1 || (c.uses == 1 && outcome != Outcome::Response),
+        };
+        if c.fd >= 0 {
+            c.st = St::Idle;
+            self.idle.push(idx as u32);
+        } else {
+            c.st = St::Closed;
+            self.closed.push(idx as u32);
+        }
+        self.sink.record(&s);
+    }
+
+    /// Fails requests that ran past their deadline.
+    fn sweep(&mut self, now: u64) {
+        for idx in 0..self.conns.len() {
+            let c = &self.conns[idx];
+            if c.busy() && now >= c.deadline {
+                let o = if c.st == St::Connecting {
+                    Outcome::ConnectTimeout
+                } else {
+                    Outcome::Timeout
+                };
+                self.close(idx);
+                self.complete(idx, o, now);
+            }
+        }
+    }
+
+    /// The run is over: requests still in flight are cancelled, not failed,
+    /// and their sockets reset so neither side waits on them.
+    fn finish(&mut self) {
+        self.ending = true;
+        let now = self.now();
+        for idx in 0..self.conns.len() {
+            let c = &mut self.conns[idx];
+            if c.busy() {
+                if c.fd >= 0 {
+                    sys::abort(c.fd);
+                    c.fd = -1;
+                }
+                c.st = St::Closed;
+                self.complete(idx, Outcome::Cancelled, now);
+            }
+            let c = &mut self.conns[idx];
+            if c.fd >= 0 {
+                sys::close(c.fd);
+                c.fd = -1;
+                c.st = St::Closed;
+            }
+        }
+        self.sink.tick(now);
+    }
+}

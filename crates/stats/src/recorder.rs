@@ -1,0 +1,352 @@
+//! The per-worker [`Sink`]: folds every sample into fixed-size aggregates,
+//! so memory does not grow with the number of requests (STYLE.md §3).
+//! Once a second it hands its second's figures to the shared [`Series`];
+//! that is the only lock it takes, never one per request.
+
+use crate::hist::{new_coarse_hist, new_hist, record_ns};
+use crate::series::{SecondAcc, Series};
+use engine::{Outcome, Sample, Sink};
+use hdrhistogram::Histogram;
+use std::sync::{Arc, Mutex};
+
+const SECOND: u64 = 1_000_000_000;
+
+/// Body lengths of complete responses: ab's "Document Length", and how
+/// often it varied (information, not failure).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BodyLengths {
+    pub first: Option<u64>,
+    pub min: u64,
+    pub max: u64,
+    /// Responses whose body length differed from the first response's.
+    pub varied: u64,
+    /// Counts of lengths other than `first`, for exact merging; bounded.
+    others: Vec<(u64, u64)>,
+    /// More distinct lengths were seen than `others` keeps.
+    overflow: bool,
+}
+
+const MAX_LENGTHS: usize = 64;
+
+impl BodyLengths {
+    #[inline]
+    fn record(&mut self, len: u64) {
+        match self.first {
+            None => {
+                *self = BodyLengths {
+                    first: Some(len),
+                    min: len,
+                    max: len,
+                    ..Default::default()
+                }
+            }
+            Some(f) if f == len => {}
+            Some(_) => {
+                self.min = self.min.min(len);
+                self.max = self.max.max(len);
+                self.varied += 1;
+                self.count_other(len, 1);
+            }
+        }
+    }
+
+    fn count_other(&mut self, len: u64, n: u64) {
+        if let Some(e) = self.others.iter_mut().find(|e| e.0 == len) {
+            e.1 += n;
+        } else if self.others.len() < MAX_LENGTHS {
+            self.others.push((len, n));
+        } else {
+            self.overflow = true;
+        }
+    }
+
+    /// Responses of length `len`, out of `responses`; `None` when unknown.
+    fn count_of(&self, len: u64, responses: u64) -> Option<u64> {
+        if self.first == Some(len) {
+            Some(responses - self.varied)
+        } else if let Some(e) = self.others.iter().find(|e| e.0 == len) {
+            Some(e.1)
+        } else if self.overflow {
+            None
+        } else {
+            Some(0)
+        }
+    }
+
+    /// Merges `o` (from `o_responses` responses) into these. Exact unless
+    /// more than 64 distinct lengths were seen; then lengths equal to the
+    /// first that `o` could not attribute count as varied.
+    fn merge(&mut self, o: &BodyLengths, o_responses: u64) {
+        let Some(f) = self.first else {
+            *self = o.clone();
+            return;
+        };
+        let Some(of) = o.first else { return };
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        self.varied += o_responses - o.count_of(f, o_responses).unwrap_or(0);
+        if of != f {
+            self.count_other(of, o_responses - o.varied);
+        }
+        for &(len, n) in &o.others {
+            if len != f {
+                self.count_other(len, n);
+            }
+        }
+        self.overflow |= o.overflow;
+    }
+}
+
+/// Everything a run adds up to, mergeable across workers, processes and hosts.
+#[derive(Debug, Clone)]
+pub struct Totals {
+    /// Intended start → end of response (coordinated-omission corrected).
+    pub latency: Histogram<u64>,
+    /// Actual start → end (service time); recorded in the open model only,
+    /// where it differs from `latency`.
+    pub service: Histogram<u64>,
+    /// Per request: time spent connecting before the write (0 on a reused connection).
+    pub connect: Histogram<u64>,
+    /// Per request: first byte written → first byte of the response.
+    pub wait: Histogram<u64>,
+    /// Per connection: TCP handshake time.
+    pub handshake: Histogram<u64>,
+    pub outcomes: [u64; Outcome::COUNT],
+    /// Responses by status code (index = code, 0..=999).
+    pub statuses: Vec<u64>,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    pub body_bytes: u64,
+    pub retries: u64,
+    /// Requests sent on a connection that had served others.
+    pub reused: u64,
+    pub body: BodyLengths,
+}
+
+impl Default for Totals {
+    fn default() -> Self {
+        Totals {
+            latency: new_hist(),
+            service: new_hist(),
+            connect: new_hist(),
+            wait: new_hist(),
+            handshake: new_hist(),
+            outcomes: [0; Outcome::COUNT],
+            statuses: vec![0; 1000],
+            bytes_in: 0,
+            bytes_out: 0,
+            body_bytes: 0,
+            retries: 0,
+            reused: 0,
+            body: BodyLengths::default(),
+        }
+    }
+}
+
+impl Totals {
+    /// Adds another worker's totals into these. The "first" body length is
+    /// taken from `self` when it has one.
+    pub fn merge(&mut self, o: &Totals) {
+        for (a, b) in [
+            (&mut self.latency, &o.latency),
+            (&mut self.service, &o.service),
+            (&mut self.connect, &o.connect),
+            (&mut self.wait, &o.wait),
+            (&mut self.handshake, &o.handshake),
+        ] {
+            a.add(b).expect("histograms share one configuration");
+        }
+        for (a, b) in self.outcomes.iter_mut().zip(o.outcomes) {
+            *a += b;
+        }
+        for (a, b) in self.statuses.iter_mut().zip(&o.statuses) {
+            *a += b;
+        }
+        self.bytes_in += o.bytes_in;
+        self.bytes_out += o.bytes_out;
+        self.body_bytes += o.body_bytes;
+        self.retries += o.retries;
+        self.reused += o.reused;
+        self.body.merge(&o.body, o.responses());
+    }
+
+    pub fn count(&self, o: Outcome) -> u64 {
+        self.outcomes[o as usize]
+    }
+
+    pub fn responses(&self) -> u64 {
+        self.count(Outcome::Response)
+    }
+
+    /// Requests started: every outcome, cancelled included.
+    pub fn requests(&self) -> u64 {
+        self.outcomes.iter().sum()
+    }
+
+    pub fn errors(&self) -> u64 {
+        Outcome::ALL
+            .iter()
+            .filter(|o| o.is_error())
+            .map(|&o| self.count(o))
+            .sum()
+    }
+}
+
+/// One worker's recorder.
+#[derive(Debug)]
+pub struct Recorder {
+    pub totals: Totals,
+    open_model: bool,
+    worker: usize,
+    second: u64,
+    cur: SecondAcc,
+    series: Arc<Mutex<Series>>,
+}
+
+impl Recorder {
+    /// `open_model`: also record service time separately from latency.
+    pub fn new(worker: usize, open_model: bool, series: Arc<Mutex<Series>>) -> Self {
+        Recorder {
+            totals: Totals::default(),
+            open_model,
+            worker,
+            second: 0,
+            cur: SecondAcc::new(new_coarse_hist()),
+            series,
+        }
+    }
+
+    /// Hands the current second to the series and moves on to `to_second`.
+    fn roll(&mut self, to_second: u64) {
+        let acc = std::mem::replace(&mut self.cur, SecondAcc::new(new_coarse_hist()));
+        let mut series = self.series.lock().unwrap_or_else(|e| e.into_inner());
+        series.submit(self.worker, self.second, acc, to_second);
+        drop(series);
+        self.second = to_second;
+    }
+}
+
+impl Sink for Recorder {
+    #[inline]
+    fn record(&mut self, s: &Sample) {
+        if s.end >= (self.second + 1) * SECOND {
+            self.roll(s.end / SECOND);
+        }
+        let t = &mut self.totals;
+        t.outcomes[s.outcome as usize] += 1;
+        t.bytes_in += s.bytes_in;
+        t.bytes_out += s.bytes_out;
+        t.reused += u64::from(s.reused);
+        self.cur.bytes_in += s.bytes_in;
+        self.cur.bytes_out += s.bytes_out;
+        match s.outcome {
+            Outcome::Response => {
+                let total = s.end.saturating_sub(s.intended);
+                record_ns(&mut t.latency, total);
+                self.cur
+                    .hist
+                    .record((total / 1000).clamp(1, crate::hist::MAX_US))
+                    .ok();
+                if self.open_model {
+                    record_ns(&mut t.service, s.end.saturating_sub(s.start));
+                }
+                record_ns(&mut t.connect, s.sent.saturating_sub(s.start));
+                record_ns(&mut t.wait, s.first_byte.saturating_sub(s.sent));
+                t.statuses[(s.status as usize).min(999)] += 1;
+                t.body_bytes += s.body_len;
+                t.body.record(s.body_len);
+                self.cur.responses += 1;
+                self.cur.non_2xx += u64::from(!(200..300).contains(&s.status));
+            }
+            Outcome::Cancelled => self.cur.cancelled += 1,
+            _ => self.cur.errors += 1,
+        }
+    }
+
+    fn connected(&mut self, nanos: u64) {
+        record_ns(&mut self.totals.handshake, nanos);
+    }
+
+    fn retried(&mut self) {
+        self.totals.retries += 1;
+    }
+
+    fn tick(&mut self, now: u64) {
+        if now >= (self.second + 1) * SECOND {
+            self.roll(now / SECOND);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(end_ms: u64, lat_ms: u64, status: u16, body: u64) -> Sample {
+        let end = end_ms * 1_000_000;
+        let start = end - lat_ms * 1_000_000;
+        Sample {
+            outcome: Outcome::Response,
+            status,
+            intended: start,
+            start,
+            sent: start,
+            first_byte: end,
+            end,
+            bytes_in: 100 + body,
+            bytes_out: 50,
+            body_len: body,
+            reused: false,
+        }
+    }
+
+    #[test]
+    fn merge_equals_recording_everything_in_one() {
+        let series = Arc::new(Mutex::new(Series::new(3)));
+        let mut one = Recorder::new(0, false, series.clone());
+        let mut parts: Vec<Recorder> = (0..2)
+            .map(|w| Recorder::new(w + 1, false, series.clone()))
+            .collect();
+        for i in 0..1000u64 {
+            let s = sample(
+                10 + i,
+                1 + i % 37,
+                if i % 10 == 0 { 500 } else { 200 },
+                12 + i % 3,
+            );
+            one.record(&s);
+            parts[(i % 2) as usize].record(&s);
+        }
+        let mut merged = Totals::default();
+        for p in &parts {
+            merged.merge(&p.totals);
+        }
+        assert_eq!(merged.latency, one.totals.latency);
+        assert_eq!(merged.statuses, one.totals.statuses);
+        assert_eq!(merged.outcomes, one.totals.outcomes);
+        assert_eq!(merged.bytes_in, one.totals.bytes_in);
+        assert_eq!(merged.body.varied, one.totals.body.varied);
+        assert_eq!(merged.body.min, 12);
+        assert_eq!(merged.body.max, 14);
+        assert_eq!(merged.statuses[500], 100);
+    }
+
+    #[test]
+    fn cancelled_is_not_an_error() {
+        let series = Arc::new(Mutex::new(Series::new(1)));
+        let mut r = Recorder::new(0, false, series);
+        r.record(&Sample {
+            outcome: Outcome::Cancelled,
+            end: 5,
+            ..Default::default()
+        });
+        r.record(&Sample {
+            outcome: Outcome::Timeout,
+            end: 6,
+            ..Default::default()
+        });
+        assert_eq!(r.totals.requests(), 2);
+        assert_eq!(r.totals.errors(), 1);
+        assert_eq!(r.totals.latency.len(), 0);
+    }
+}

@@ -1,0 +1,276 @@
+//! The result contract: one versioned JSON document per run, from which
+//! every report (terminal, CSV, Markdown, HTML) and every comparison or
+//! merge is built, without the run. Its JSON Schema is published in
+//! `docs/schema/result.schema.json`; a test keeps the two in step.
+
+use crate::hist::{encode, Distribution};
+use crate::recorder::Totals;
+use crate::series::SecondRow;
+use engine::Outcome;
+use plan::Plan;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Identifies this document's layout; bumped on incompatible changes.
+pub const SCHEMA: &str = "yace.result.v1";
+
+/// Above this share of its CPU, a worker thread is the bottleneck and the
+/// figures measure the client as much as the server.
+pub const SATURATED: f64 = 0.90;
+
+/// A complete (or partial) run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RunResult {
+    /// Always "yace.result.v1" for this layout.
+    pub schema: String,
+    pub yace_version: String,
+    /// Wall-clock start, RFC 3339 UTC.
+    pub started_at: String,
+    pub plan: Plan,
+    pub environment: Environment,
+    pub end: End,
+    pub summary: Summary,
+    /// Responses by HTTP status code.
+    pub statuses: BTreeMap<u16, u64>,
+    /// Requests by outcome class; every class is present.
+    pub outcomes: BTreeMap<Outcome, u64>,
+    pub client: ClientLoad,
+    /// The `Server` header of the first response, if any.
+    pub server_software: Option<String>,
+    pub series: Vec<SecondRow>,
+    pub histograms: Histograms,
+    /// Human-readable warnings about the validity of the numbers.
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Environment {
+    pub hostname: String,
+    pub os: String,
+    pub kernel: String,
+    pub cpus: usize,
+    pub cpu_model: String,
+    /// The target's address is on this machine, so client and server share CPUs.
+    pub target_is_local: bool,
+    /// The target was yace's embedded server started for this run.
+    pub embedded_target: bool,
+    /// The resolved address connections went to.
+    pub address: String,
+}
+
+/// Why and how the run ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct End {
+    pub reason: EndReason,
+    /// True when the run did not do all it was asked (interrupted).
+    pub partial: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Every planned request was sent and answered or failed.
+    Completed,
+    /// The duration limit was reached.
+    Duration,
+    /// Stopped by SIGINT (Ctrl-C).
+    Interrupted,
+    /// Stopped by SIGTERM.
+    Terminated,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Summary {
+    /// Requests started: responses + errors + cancelled.
+    pub requests: u64,
+    /// Complete responses, any status.
+    pub responses: u64,
+    /// Failed requests (see `outcomes`).
+    pub errors: u64,
+    /// In flight when the run ended; not errors.
+    pub cancelled: u64,
+    /// Responses with a status outside 200–299.
+    pub non_2xx: u64,
+    /// Requests re-sent once after a stale keep-alive connection.
+    pub retries: u64,
+    /// Requests sent on an already used connection.
+    pub reused_connections: u64,
+    pub connections_opened: u64,
+    /// Wall time of the run, seconds.
+    pub duration_s: f64,
+    /// Complete responses per second.
+    pub rps: f64,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    /// Response body bytes (ab's "HTML transferred").
+    pub body_bytes: u64,
+    pub bytes_in_per_s: f64,
+    /// Latency from the intended send time to the end of the response.
+    /// Closed model: equal to service time.
+    pub latency: Distribution,
+    /// Open model only: from the actual send to the end of the response.
+    pub service: Option<Distribution>,
+    /// Per request: connecting before the write (0 µs on reused connections).
+    pub connect: Distribution,
+    /// Per request: request written → first response byte.
+    pub wait: Distribution,
+    /// Per new connection: TCP handshake time.
+    pub handshake: Distribution,
+    pub body_length: BodyLength,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct BodyLength {
+    /// Body length of the first response (ab's "Document Length").
+    pub first: Option<u64>,
+    pub min: u64,
+    pub max: u64,
+    /// Responses whose length differed from the first: information, not failure.
+    pub varied: u64,
+}
+
+/// How hard the load generator itself worked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClientLoad {
+    pub threads: usize,
+    /// CPU seconds (user + system) used by the worker threads.
+    pub cpu_s: f64,
+    /// Highest share of its wall time any worker spent on CPU (0–1).
+    pub busiest_thread: f64,
+    /// A worker was busy ≥ 90%: the client may have limited the rate.
+    pub saturated: bool,
+}
+
+/// HdrHistogram V2 + deflate, base64; values in microseconds. Decode with
+/// `yace_stats::hist::decode` or any HdrHistogram library.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Histograms {
+    pub latency: String,
+    pub service: Option<String>,
+    pub connect: String,
+    pub wait: String,
+    pub handshake: String,
+}
+
+/// What the caller knows that the totals don't.
+#[derive(Debug, Clone)]
+pub struct RunFacts {
+    pub plan: Plan,
+    pub environment: Environment,
+    pub started_at: String,
+    pub duration_ns: u64,
+    pub reason: EndReason,
+    pub cpu_ns: u64,
+    pub busiest_thread: f64,
+    pub threads: usize,
+    pub connections_opened: u64,
+    pub server_software: Option<String>,
+}
+
+impl RunResult {
+    /// Assembles the result from merged totals, the series and the facts.
+    pub fn build(t: &Totals, series: Vec<SecondRow>, f: RunFacts) -> RunResult {
+        let open = matches!(f.plan.load, plan::Load::Open { .. });
+        let secs = f.duration_ns as f64 / 1e9;
+        let per_s = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
+        let statuses: BTreeMap<u16, u64> = t
+            .statuses
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(code, &n)| (code as u16, n))
+            .collect();
+        let non_2xx = statuses
+            .iter()
+            .filter(|(c, _)| !(200..300).contains(*c))
+            .map(|(_, n)| n)
+            .sum();
+        let saturated = f.busiest_thread >= SATURATED;
+        let mut warnings = Vec::new();
+        if saturated {
+            warnings.push(format!(
+                "the load generator was saturated: its busiest thread was on CPU {:.0}% of the \
+                 time, so these figures may measure the client rather than the server; add \
+                 threads (-t) or client machines",
+                f.busiest_thread * 100.0
+            ));
+        }
+        if f.environment.target_is_local {
+            warnings.push(
+                "client and server share this machine's CPUs: pin them apart (taskset) for \
+                 figures that mean something"
+                    .into(),
+            );
+        }
+        let resource = t.count(Outcome::ClientResource);
+        if resource > 0 {
+            warnings.push(format!(
+                "{resource} requests failed for lack of client resources (file descriptors or \
+                 local ports): this run is not valid as a measure of the server; run `yace doctor`"
+            ));
+        }
+        let partial = matches!(f.reason, EndReason::Interrupted | EndReason::Terminated);
+        RunResult {
+            schema: SCHEMA.into(),
+            yace_version: env!("CARGO_PKG_VERSION").into(),
+            started_at: f.started_at,
+            end: End {
+                reason: f.reason,
+                partial,
+            },
+            summary: Summary {
+                requests: t.requests(),
+                responses: t.responses(),
+                errors: t.errors(),
+                cancelled: t.count(Outcome::Cancelled),
+                non_2xx,
+                retries: t.retries,
+                reused_connections: t.reused,
+                connections_opened: f.connections_opened,
+                duration_s: secs,
+                rps: per_s(t.responses()),
+                bytes_in: t.bytes_in,
+                bytes_out: t.bytes_out,
+                body_bytes: t.body_bytes,
+                bytes_in_per_s: per_s(t.bytes_in),
+                latency: Distribution::of(&t.latency),
+                service: open.then(|| Distribution::of(&t.service)),
+                connect: Distribution::of(&t.connect),
+                wait: Distribution::of(&t.wait),
+                handshake: Distribution::of(&t.handshake),
+                body_length: BodyLength {
+                    first: t.body.first,
+                    min: t.body.min,
+                    max: t.body.max,
+                    varied: t.body.varied,
+                },
+            },
+            statuses,
+            outcomes: Outcome::ALL.iter().map(|&o| (o, t.count(o))).collect(),
+            client: ClientLoad {
+                threads: f.threads,
+                cpu_s: f.cpu_ns as f64 / 1e9,
+                busiest_thread: f.busiest_thread,
+                saturated,
+            },
+            server_software: f.server_software,
+            series,
+            histograms: Histograms {
+                latency: encode(&t.latency),
+                service: open.then(|| encode(&t.service)),
+                connect: encode(&t.connect),
+                wait: encode(&t.wait),
+                handshake: encode(&t.handshake),
+            },
+            warnings,
+            plan: f.plan,
+            environment: f.environment,
+        }
+    }
+
+    /// The published JSON Schema of this document.
+    pub fn json_schema() -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(RunResult)).expect("schema serializes")
+    }
+}
