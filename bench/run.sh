@@ -1,0 +1,494 @@
+#!/usr/bin/env bash
+# bench/run.sh — yace vs wrk, side by side, against a private nginx on 127.0.0.1.
+#
+#   bench/run.sh                                  # all modes, both tools, 3 reps x 10 s
+#   MODES=keepalive,close,conn10k REPS=5 bench/run.sh
+#   QUICK=1 TOOLS=wrk bench/run.sh                # smoke test: 2 s, 1 rep
+#   YACE=/path/to/yace bench/run.sh               # skip `cargo build`
+#
+# Environment (defaults in brackets):
+#   TOOLS     comma list of wrk,yace                 [wrk,yace]
+#   MODES     comma list of keepalive,close,conn10k  [keepalive,close,conn10k]
+#   REPS      repetitions per mode and tool          [3; QUICK: 1]
+#   DURATION  seconds per run, "10" or "10s"         [10s; QUICK: 2s]
+#   QUICK=1   smoke mode; the report goes to bench/out/ instead of bench/results/
+#   YACE      path to a yace binary                  [build target/release/yace]
+#   RESULTS_DIR  where the dated report is appended  [bench/results]
+#   SETTLE    seconds of rest before each run        [1]
+#   QUIET_MAX_BUSY  % busy of CPU 0 or 1 before a run above which we wait, then warn [10]
+#   QUIET_WAIT      seconds to wait for a quiet machine before each run [30]
+#   RUN_MAX_OTHER   % of CPU 1 during a run not used by the client above which we warn [15]
+#
+# Fairness: nginx (1 worker) is pinned to CPU 0, every client to CPU 1 with one
+# thread; the tools alternate A B A B; requests are counted by nginx's
+# stub_status, not by the clients; CPU and RSS come from GNU time. See README.md.
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$BENCH_DIR/.." && pwd)
+export PATH="$PATH:/usr/sbin:/sbin"
+
+log()  { printf '[bench] %s\n' "$*" >&2; }
+die()  { printf '[bench] ERROR: %s\n' "$*" >&2; exit 1; }
+WARNINGS=()
+warn() { printf '[bench] WARNING: %s\n' "$*" >&2; WARNINGS+=("$*"); }
+
+# ---------------------------------------------------------------- settings --
+QUICK=${QUICK:-0}
+if [[ $QUICK == 1 ]]; then
+    DURATION=${DURATION:-2s}
+    REPS=${REPS:-1}
+fi
+DURATION=${DURATION:-10s}
+REPS=${REPS:-3}
+TOOLS=${TOOLS:-wrk,yace}
+MODES=${MODES:-keepalive,close,conn10k}
+SETTLE=${SETTLE:-1}
+QUIET_MAX_BUSY=${QUIET_MAX_BUSY:-10}
+RUN_MAX_OTHER=${RUN_MAX_OTHER:-15}
+QUIET_WAIT=${QUIET_WAIT:-30}
+
+[[ $DURATION =~ ^([0-9]+)s?$ ]] || die "DURATION must be whole seconds, e.g. 10 or 10s (got '$DURATION')"
+DUR=${BASH_REMATCH[1]}
+(( DUR >= 1 && DUR <= 600 )) || die "DURATION must be 1..600 s"
+[[ $REPS =~ ^[0-9]+$ ]] && (( REPS >= 1 )) || die "REPS must be a positive integer"
+
+IFS=, read -r -a TOOL_LIST <<<"$TOOLS"
+IFS=, read -r -a MODE_LIST <<<"$MODES"
+for t in "${TOOL_LIST[@]}"; do [[ $t == wrk || $t == yace ]] || die "unknown tool '$t' (wrk, yace)"; done
+for m in "${MODE_LIST[@]}"; do
+    [[ $m == keepalive || $m == close || $m == conn10k ]] || die "unknown mode '$m' (keepalive, close, conn10k)"
+done
+has_tool() { [[ ",$TOOLS," == *",$1,"* ]]; }
+has_mode() { [[ ",$MODES," == *",$1,"* ]]; }
+
+# Connections per mode.
+conns_for() {
+    case $1 in
+        keepalive) echo 50 ;;
+        close)     echo 50 ;;
+        conn10k)   echo 10000 ;;
+    esac
+}
+
+# ------------------------------------------------------------- dependencies --
+install_deps() {
+    local missing=()
+    command -v nginx >/dev/null 2>&1 || missing+=(nginx)
+    if has_tool wrk; then command -v wrk >/dev/null 2>&1 || missing+=(wrk); fi
+    # GNU time (not the shell keyword): it accepts -f.
+    /usr/bin/time -f '%U' true >/dev/null 2>&1 || missing+=(time)
+    command -v ps >/dev/null 2>&1 || missing+=(procps)
+    command -v taskset >/dev/null 2>&1 || missing+=(util-linux)
+    command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    (( ${#missing[@]} == 0 )) && return 0
+
+    log "installing: ${missing[*]}"
+    local sudo=()
+    [[ $(id -u) == 0 ]] || sudo=(sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq
+    local pkgs=() p
+    for p in "${missing[@]}"; do
+        [[ $p == nginx ]] && continue
+        pkgs+=("$p")
+    done
+    if [[ " ${missing[*]} " == *" nginx "* ]]; then
+        "${sudo[@]}" apt-get install -y -qq nginx-light >&2 || "${sudo[@]}" apt-get install -y -qq nginx >&2
+    fi
+    (( ${#pkgs[@]} == 0 )) || "${sudo[@]}" apt-get install -y -qq "${pkgs[@]}" >&2
+    command -v nginx >/dev/null 2>&1 || die "nginx still missing after install"
+}
+install_deps
+nginx -V 2>&1 | grep -q stub_status || die "this nginx lacks the stub_status module"
+
+# ------------------------------------------------------------------- yace --
+if has_tool yace; then
+    if [[ -z ${YACE:-} ]]; then
+        log "building yace: cargo build --release -p yace"
+        (cd "$REPO" && cargo build --release -p yace) >&2
+        YACE="${CARGO_TARGET_DIR:-$REPO/target}/release/yace"
+    fi
+    [[ -x $YACE ]] || die "yace binary not found or not executable: $YACE"
+fi
+
+# --------------------------------------------------------------- fd limits --
+# conn10k needs 10,000 sockets in the client and 10,000 in nginx.
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+NOFILE=$(ulimit -n)
+[[ $NOFILE == unlimited ]] && NOFILE=1048576
+if (( NOFILE < 65536 )); then
+    # Enough for conn10k is enough: say so quietly; otherwise warn (conn10k is skipped).
+    msg="could not raise 'ulimit -n' to 65536 (hard limit $(ulimit -Hn)); using $NOFILE"
+    if has_mode conn10k && (( NOFILE < $(conns_for conn10k) + 100 )); then warn "$msg"; else log "$msg"; fi
+fi
+
+# -------------------------------------------------------------- work dirs --
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)-$$
+OUT_DIR="$BENCH_DIR/out/$STAMP"          # client logs; bench/out/ is git-ignored
+mkdir -p "$OUT_DIR"
+if [[ $QUICK == 1 ]]; then
+    RESULTS_DIR=${RESULTS_DIR:-$BENCH_DIR/out}
+else
+    RESULTS_DIR=${RESULTS_DIR:-$BENCH_DIR/results}
+fi
+mkdir -p "$RESULTS_DIR"
+
+NGX_DIR=$(mktemp -d /tmp/yace-bench-nginx.XXXXXX)
+chmod 755 "$NGX_DIR"                     # the worker may run as another user
+NGINX_PID=
+NGINX_WORKER_PID=
+CLIENT_PID=
+SLEEP_PID=
+
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    [[ -n $SLEEP_PID ]] && kill "$SLEEP_PID" 2>/dev/null || true
+    if [[ -n $CLIENT_PID ]] && kill -0 "$CLIENT_PID" 2>/dev/null; then
+        kill -TERM "$CLIENT_PID" 2>/dev/null || true
+        wait "$CLIENT_PID" 2>/dev/null || true
+    fi
+    if [[ -n $NGINX_PID ]] && kill -0 "$NGINX_PID" 2>/dev/null; then
+        kill -TERM "$NGINX_PID" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$NGINX_PID" 2>/dev/null || break; sleep 0.1; done
+        kill -0 "$NGINX_PID" 2>/dev/null && kill -KILL "$NGINX_PID" 2>/dev/null || true
+    fi
+    if [[ -n $NGINX_WORKER_PID ]] && kill -0 "$NGINX_WORKER_PID" 2>/dev/null; then
+        sleep 0.5
+        kill -0 "$NGINX_WORKER_PID" 2>/dev/null && kill -KILL "$NGINX_WORKER_PID" 2>/dev/null || true
+    fi
+    rm -rf "$NGX_DIR"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ------------------------------------------------------------------ nginx --
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+start_nginx() {
+    local attempt
+    for attempt in 1 2 3 4 5; do
+        PORT=$(free_port)
+        sed -e "s|@PREFIX@|$NGX_DIR|g" \
+            -e "s|@PORT@|$PORT|g" \
+            -e "s|@NOFILE@|$NOFILE|g" \
+            -e "s|@WORKER_CONNECTIONS@|$(( NOFILE - 64 ))|g" \
+            -e "s|@BACKLOG@|4096|g" \
+            "$BENCH_DIR/nginx/nginx.conf.in" >"$NGX_DIR/nginx.conf"
+        rm -f "$NGX_DIR/nginx.pid"
+        if taskset -c 0 nginx -p "$NGX_DIR/" -c "$NGX_DIR/nginx.conf" -e "$NGX_DIR/error.log" 2>>"$NGX_DIR/start.log"; then
+            for _ in $(seq 50); do [[ -s $NGX_DIR/nginx.pid ]] && break; sleep 0.1; done
+            [[ -s $NGX_DIR/nginx.pid ]] || die "nginx started but wrote no pid file"
+            NGINX_PID=$(<"$NGX_DIR/nginx.pid")
+            for _ in $(seq 50); do
+                NGINX_WORKER_PID=$(ps -o pid= --ppid "$NGINX_PID" | head -n1 | tr -d ' ')
+                [[ -n $NGINX_WORKER_PID ]] && break
+                sleep 0.1
+            done
+            return 0
+        fi
+        log "nginx did not start on port $PORT (attempt $attempt): $(tail -n1 "$NGX_DIR/start.log")"
+    done
+    die "could not start nginx; see messages above"
+}
+
+# One stub_status read: prints "<active connections> <requests>".
+# Each read is itself one request that nginx counts. Pinned to nginx's CPU.
+stub() {
+    local out
+    out=$(taskset -c 0 timeout 5 bash -c '
+        exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+        printf "GET /nginx_status HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3
+        cat <&3' _ "$PORT" 2>/dev/null) || return 1
+    awk '{ sub(/\r$/, "") }
+         /^Active connections:/          { active = $3 }
+         /^ *[0-9]+ +[0-9]+ +[0-9]+ *$/ { requests = $3 }
+         END { if (active == "" || requests == "") exit 1; print active, requests }' <<<"$out"
+}
+
+start_nginx
+URL="http://127.0.0.1:$PORT/"
+read -r _ R1 < <(stub) || die "stub_status not answering on $PORT"
+read -r _ R2 < <(stub) || die "stub_status not answering on $PORT"
+(( R2 - R1 == 1 )) || die "stub_status: two back-to-back reads differ by $((R2 - R1)), expected 1"
+log "nginx pid $NGINX_PID (worker $NGINX_WORKER_PID) on $URL, nofile $NOFILE"
+
+# --------------------------------------------------------------- CPU load --
+# Prints "busy0 total0 busy1 total1" in clock ticks for cpu0 and cpu1.
+cpu_ticks() {
+    awk '$1 == "cpu0" || $1 == "cpu1" {
+             busy = $2 + $3 + $4 + $7 + $8 + $9   # user nice system irq softirq steal
+             total = busy + $5 + $6                # + idle iowait
+             printf "%d %d ", busy, total
+         } END { print "" }' /proc/stat
+}
+# busy percentages of cpu0 and cpu1 between two cpu_ticks outputs
+busy_pct() {
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        d0 = y[2] - x[2]; d1 = y[4] - x[4]
+        printf "%.1f %.1f\n", (d0 > 0 ? 100 * (y[1] - x[1]) / d0 : 0), (d1 > 0 ? 100 * (y[3] - x[3]) / d1 : 0)
+    }'
+}
+
+# Wait until only our own stub read is connected (previous run's sockets gone).
+wait_idle() {
+    local active requests
+    for _ in $(seq 300); do
+        read -r active requests < <(stub) || { sleep 0.1; continue; }
+        (( active <= 1 )) && return 0
+        sleep 0.1
+    done
+    warn "nginx still had $active connections open 30 s after the previous run"
+}
+
+# ------------------------------------------------------------ the clients --
+client_cmd() {   # tool mode -> prints argv, one word per line
+    local tool=$1 mode=$2 conns
+    conns=$(conns_for "$mode")
+    case $tool in
+        wrk)
+            printf '%s\n' taskset -c 1 wrk -t1 "-c$conns" "-d${DUR}s"
+            [[ $mode == close ]] && printf '%s\n' -H 'Connection: close'
+            printf '%s\n' "$URL"
+            ;;
+        yace)
+            printf '%s\n' taskset -c 1 "$YACE" run "$URL" -t 1 -c "$conns" -d "${DUR}s"
+            [[ $mode == close ]] && printf '%s\n' --no-keepalive
+            ;;
+    esac
+    return 0
+}
+quote_cmd() {   # shell-quote argv for the report, readably
+    local w out=
+    for w in "$@"; do
+        if [[ $w =~ ^[A-Za-z0-9_./:=,@%+-]+$ ]]; then out+="$w "; else out+="'${w//\'/\'\\\'\'}' "; fi
+    done
+    printf '%s' "${out% }"
+}
+# user+sys CPU seconds used so far by the nginx worker
+nginx_cpu() {
+    awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' "/proc/$NGINX_WORKER_PID/stat"
+}
+
+RAW="$OUT_DIR/runs.tsv"
+printf 'mode\ttool\trep\tconns\twall_s\tserver_requests\tmid_active\tuser_s\tsys_s\tmaxrss_kb\trc\tquiet_cpu0\tquiet_cpu1\trun_cpu0\trun_cpu1\tnginx_cpu_s\n' >"$RAW"
+FAILED=0
+
+run_one() {
+    local mode=$1 tool=$2 rep=$3 conns argv=() tag timef clog
+    conns=$(conns_for "$mode")
+    mapfile -t argv < <(client_cmd "$tool" "$mode")
+    tag="$mode-$tool-$rep"
+    timef="$OUT_DIR/$tag.time"
+    clog="$OUT_DIR/$tag.log"
+
+    if [[ $mode == conn10k ]] && (( NOFILE < conns + 100 )); then
+        warn "$tag: skipped, 'ulimit -n' is $NOFILE (< $((conns + 100)))"
+        FAILED=1
+        return 0
+    fi
+
+    wait_idle
+    sleep "$SETTLE"
+
+    # Is the machine quiet? 1 s samples of CPU 0 and CPU 1, for up to QUIET_WAIT s.
+    local q0 q1 s_a s_b waited=0
+    while :; do
+        s_a=$(cpu_ticks); sleep 1; s_b=$(cpu_ticks)
+        read -r q0 q1 < <(busy_pct "$s_a" "$s_b")
+        awk -v a="$q0" -v b="$q1" -v m="$QUIET_MAX_BUSY" 'BEGIN { exit !(a > m || b > m) }' || break
+        (( waited == 0 )) && log "waiting up to ${QUIET_WAIT}s for the machine to be quiet (cpu0 ${q0}% cpu1 ${q1}%)"
+        (( ++waited < QUIET_WAIT )) || break
+    done
+    (( waited > 0 )) && log "waited ${waited}s for quiet"
+    if awk -v a="$q0" -v b="$q1" -v m="$QUIET_MAX_BUSY" 'BEGIN { exit !(a > m || b > m) }'; then
+        warn "$tag: machine not quiet before the run: cpu0 ${q0}% cpu1 ${q1}% busy, loadavg $(cut -d' ' -f1-3 /proc/loadavg); top: $(ps -eo comm,pcpu --sort=-pcpu --no-headers | head -n3 | tr -s ' ' | paste -sd, -)"
+    fi
+
+    log "run $tag: $(quote_cmd "${argv[@]}")"
+    local r_before r_after r_mid active_mid=NA reads=0 t0 t1 c_a c_b n_a n_b rc=0
+    read -r _ r_before < <(stub) || die "$tag: stub_status read failed"
+    c_a=$(cpu_ticks)
+    n_a=$(nginx_cpu)
+    t0=$(date +%s.%N)
+    # Bounded: the client's own -d, and a hard timeout as a backstop.
+    timeout -k 5 $(( DUR + 60 )) /usr/bin/time -o "$timef" -f '%U %S %M %e' "${argv[@]}" >"$clog" 2>&1 &
+    CLIENT_PID=$!
+    # One server-side sample mid-run: how many connections the client holds.
+    sleep "$(awk -v d="$DUR" 'BEGIN { print d / 2 }')" &
+    SLEEP_PID=$!
+    wait "$SLEEP_PID"    # unlike a foreground sleep, `wait` lets Ctrl-C in at once
+    SLEEP_PID=
+    if read -r active_mid r_mid < <(stub); then
+        reads=$((reads + 1))
+        active_mid=$((active_mid - 1))   # minus the stub read itself
+    else
+        active_mid=NA
+    fi
+    wait "$CLIENT_PID" || rc=$?
+    CLIENT_PID=
+    t1=$(date +%s.%N)
+    c_b=$(cpu_ticks)
+    n_b=$(nginx_cpu)
+    read -r _ r_after < <(stub) || die "$tag: stub_status read failed"
+    reads=$((reads + 1))
+
+    local served=$(( r_after - r_before - reads ))
+    local wall r0 r1 u=NA s=NA m=NA
+    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+    read -r r0 r1 < <(busy_pct "$c_a" "$c_b")
+    if [[ -s $timef ]]; then
+        read -r u s m _ < <(tail -n1 "$timef")
+    fi
+    if (( rc != 0 )) || [[ $u == NA ]]; then
+        warn "$tag: client failed (exit $rc); last lines of $clog: $(tail -n3 "$clog" | tr '\n' ' ')"
+        FAILED=1
+        [[ $rc == 0 ]] && rc=1
+    fi
+    local ngx_s
+    ngx_s=$(awk -v a="$n_a" -v b="$n_b" 'BEGIN { printf "%.2f", b - a }')
+    # During the run CPU 1 should be busy with the client only. (CPU 0 also runs
+    # kernel work that is charged to no task, e.g. ksoftirqd in close mode, so
+    # its busy % and nginx's CPU seconds are only recorded in the raw lines.)
+    if [[ $u != NA ]]; then
+        local other
+        other=$(awk -v r1="$r1" -v w="$wall" -v u="$u" -v s="$s" 'BEGIN { printf "%.1f", r1 - 100 * (u + s) / w }')
+        if awk -v o="$other" -v m="$RUN_MAX_OTHER" 'BEGIN { exit !(o > m) }'; then
+            warn "$tag: CPU 1 was ${r1}% busy but the client used only $(awk -v o="$other" -v r="$r1" 'BEGIN { print r - o }')% of the wall time: something else ran on the client's CPU"
+        fi
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+        "$mode" "$tool" "$rep" "$conns" "$wall" "$served" "$active_mid" "$u" "$s" "$m" "$rc" \
+        "$q0" "$q1" "$r0" "$r1" "$ngx_s" >>"$RAW"
+    log "  -> $served requests in ${wall}s, client cpu ${u}u+${s}s, maxrss ${m} KiB, mid-run conns $active_mid, cpu0 ${r0}% cpu1 ${r1}%"
+}
+
+# -------------------------------------------------------------------- run --
+log "modes: $MODES; tools: $TOOLS; $REPS rep(s) x ${DUR}s; logs in $OUT_DIR"
+for mode in "${MODE_LIST[@]}"; do
+    for rep in $(seq "$REPS"); do
+        for tool in "${TOOL_LIST[@]}"; do        # interleaved: A B A B ...
+            run_one "$mode" "$tool" "$rep"
+        done
+    done
+done
+
+# ----------------------------------------------------------------- report --
+cp "$NGX_DIR/error.log" "$OUT_DIR/nginx-error.log" 2>/dev/null || true
+if grep -qE '\[(alert|crit|emerg)\]' "$OUT_DIR/nginx-error.log" 2>/dev/null; then
+    warn "nginx error.log has alerts: $(grep -E '\[(alert|crit|emerg)\]' "$OUT_DIR/nginx-error.log" | head -n3 | tr '\n' ' ')"
+fi
+cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+mem_gib=$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)
+host=$(hostname 2>/dev/null || cat /proc/sys/kernel/hostname)
+if [[ -n ${RESULTS_NAME:-} ]]; then
+    slug=$RESULTS_NAME
+else
+    # CPU model + core count says more than a VM's hostname.
+    slug=$(printf '%s-%scpu' "${cpu_model:-$host}" "$(nproc)" | tr '[:upper:]' '[:lower:]' | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')
+fi
+RESULTS_FILE="$RESULTS_DIR/$(date -u +%Y-%m-%d)-$slug.md"
+
+commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo "no-commit")
+if [[ -n $(git -C "$REPO" status --porcelain -- . ':(exclude)bench/results' ':(exclude)bench/out' 2>/dev/null) ]]; then
+    commit+="-dirty"
+fi
+nginx_version=$(nginx -v 2>&1 | sed 's/^nginx version: //')
+wrk_version=$( (wrk -v 2>&1 || true) | head -n1 | sed 's/ Copyright.*//')
+yace_version=
+if has_tool yace; then yace_version=$("$YACE" --version 2>/dev/null | head -n1 || true); fi
+
+REPORT="$OUT_DIR/report.md"
+{
+    echo "## yace vs wrk — $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo
+    echo "- machine: \`$host\`, $(nproc) CPUs, ${cpu_model:-unknown CPU}, kernel $(uname -r), ${mem_gib} GiB RAM"
+    echo "- nginx: $nginx_version (1 worker, pinned to CPU 0, \`return 200 \"hello world\\n\"\`, access_log off)"
+    echo "- wrk: ${wrk_version:-n/a}"
+    echo "- yace: commit \`$commit\`${yace_version:+ ($yace_version)}${YACE:+, binary \`$YACE\`}"
+    echo "- settings: TOOLS=$TOOLS MODES=$MODES REPS=$REPS DURATION=${DUR}s QUICK=$QUICK; ulimit -n $NOFILE; clients pinned to CPU 1; runs interleaved"
+    echo "- commands (URL is the private nginx on a free port):"
+    for mode in "${MODE_LIST[@]}"; do
+        for tool in "${TOOL_LIST[@]}"; do
+            mapfile -t argv < <(client_cmd "$tool" "$mode")
+            echo "  - $mode / $tool: \`/usr/bin/time -f '%U %S %M %e' $(quote_cmd "${argv[@]}")\`"
+        done
+    done
+    echo
+    python3 - "$RAW" <<'PY'
+import csv, statistics, sys
+
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+order_modes, order_tools = [], []
+for r in rows:
+    if r["mode"] not in order_modes: order_modes.append(r["mode"])
+    if r["tool"] not in order_tools: order_tools.append(r["tool"])
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+def fmt(x, spec):
+    return "—" if x is None else format(x, spec)
+
+stats = {}
+for mode in order_modes:
+    for tool in order_tools:
+        rs = [r for r in rows if r["mode"] == mode and r["tool"] == tool]
+        if not rs:
+            continue
+        ok = [r for r in rs if r["rc"] == "0" and r["user_s"] != "NA" and int(r["server_requests"]) > 0]
+        reqs = lambda r: int(r["server_requests"])
+        cpu = lambda r: float(r["user_s"]) + float(r["sys_s"])
+        stats[(mode, tool)] = dict(
+            conns=rs[0]["conns"],
+            runs=f"{len(ok)}/{len(rs)}",
+            rps=med([reqs(r) / float(r["wall_s"]) for r in ok]),
+            rpc=med([reqs(r) / cpu(r) for r in ok if cpu(r) > 0]),
+            uus=med([float(r["user_s"]) * 1e6 / reqs(r) for r in ok]),
+            sus=med([float(r["sys_s"]) * 1e6 / reqs(r) for r in ok]),
+            rss=max([int(r["maxrss_kb"]) / 1024 for r in ok], default=None),
+            act=med([int(r["mid_active"]) for r in ok if r["mid_active"] != "NA"]),
+        )
+
+print("| mode | conns | tool | ok runs | req/s (median) | req/CPU-s (median) | user µs/req | sys µs/req | peak RSS MiB | server-side conns mid-run | yace/wrk req/CPU-s |")
+print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+for (mode, tool), st in stats.items():
+    ratio = ""
+    wrk = stats.get((mode, "wrk"))
+    if tool == "yace" and wrk and wrk["rpc"] and st["rpc"]:
+        ratio = f"**{st['rpc'] / wrk['rpc']:.3f}**"
+    print(f"| {mode} | {st['conns']} | {tool} | {st['runs']} | {fmt(st['rps'], ',.0f')} | {fmt(st['rpc'], ',.0f')} "
+          f"| {fmt(st['uus'], '.3f')} | {fmt(st['sus'], '.3f')} | {fmt(st['rss'], '.1f')} | {fmt(st['act'], '.0f')} | {ratio} |")
+PY
+    echo
+    echo "req/s = requests counted by nginx stub_status ÷ wall time of the run; req/CPU-s = the same count ÷ the client's user+sys seconds (GNU time)."
+    echo "The ratio is yace's median req/CPU-s ÷ wrk's (> 1: yace does more work per CPU-second than wrk)."
+    if (( ${#WARNINGS[@]} )); then
+        echo
+        echo "Warnings:"
+        for w in "${WARNINGS[@]}"; do echo "- $w"; done
+    fi
+    echo
+    echo "<details><summary>raw runs</summary>"
+    echo
+    echo '```'
+    column -t -s $'\t' "$RAW" 2>/dev/null || cat "$RAW"
+    echo '```'
+    echo
+    echo "</details>"
+    echo
+} >"$REPORT"
+
+cat "$REPORT"
+cat "$REPORT" >>"$RESULTS_FILE"
+log "report appended to $RESULTS_FILE (client logs in $OUT_DIR)"
+
+if (( FAILED )); then
+    die "some runs failed or were skipped; see warnings"
+fi
