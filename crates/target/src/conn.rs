@@ -1,0 +1,323 @@
+//! One task per TCP connection: read heads, read or discard bodies, let
+//! `routes` answer, and write responses in batches.
+
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::http::{self, BodyLen, ConnHeader, Framing, Head, HeadError};
+use crate::routes;
+use crate::stats::{Route, Tally};
+use crate::Shared;
+
+const INITIAL_READ_BUF: usize = 4 * 1024;
+/// Pending responses are written once this much has accumulated, so a deep
+/// pipeline cannot grow the write buffer without bound.
+pub(crate) const WRITE_BATCH: usize = 64 * 1024;
+/// `/echo` holds the body in memory; larger bodies get 413.
+pub(crate) const MAX_ECHO_BODY: u64 = 16 * 1024 * 1024;
+/// How long a closing connection keeps draining the client's unread bytes.
+/// Closing with unread data makes the kernel send RST, which can destroy the
+/// response the client has not read yet.
+const LINGER: Duration = Duration::from_secs(1);
+
+/// Body content for `/bytes`, `/vary` and `/chunked`: a 64-byte printable
+/// pattern repeated, so consecutive slices of it join seamlessly.
+pub(crate) static FILLER: [u8; 64 * 1024] = {
+    const PATTERN: &[u8; 64] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-\n";
+    let mut buf = [0u8; 64 * 1024];
+    let mut i = 0;
+    while i < buf.len() {
+        buf[i] = PATTERN[i % 64];
+        i += 1;
+    }
+    buf
+};
+
+pub(crate) struct Conn {
+    stream: TcpStream,
+    /// Always fully initialised; `pos..end` is the unconsumed input.
+    rbuf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    wbuf: Vec<u8>,
+    tally: Tally,
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// What a request body was read into.
+pub(crate) enum BodyError {
+    /// Malformed chunked framing: 400 and close.
+    Bad,
+    /// Too large for `/echo`: 413 and close.
+    TooLarge,
+    /// The peer went away or the socket failed.
+    Io,
+}
+
+pub(crate) async fn serve(stream: TcpStream, shared: Arc<Shared>) {
+    let mut conn = Conn {
+        stream,
+        rbuf: vec![0; INITIAL_READ_BUF],
+        pos: 0,
+        end: 0,
+        wbuf: Vec::with_capacity(INITIAL_READ_BUF),
+        tally: Tally::default(),
+        shared,
+    };
+    // I/O errors only mean the client is gone; there is nobody to tell.
+    if let Ok(true) = conn.run().await {
+        conn.linger().await;
+    }
+    conn.tally.flush(&conn.shared.counters);
+}
+
+impl Conn {
+    /// Serves requests until the connection should close. `Ok(true)` means
+    /// the server chose to close and the write side should be shut down
+    /// gracefully; `Ok(false)` means the client closed first.
+    async fn run(&mut self) -> io::Result<bool> {
+        loop {
+            if self.pos == self.end && !self.fill().await? {
+                return Ok(false);
+            }
+            let head = match http::parse_head(&self.rbuf[self.pos..self.end]) {
+                Ok(Some((head, len))) => {
+                    self.pos += len;
+                    head
+                }
+                Ok(None) if self.end - self.pos >= http::MAX_HEAD => {
+                    self.error(431, "request head too large\n");
+                    return Ok(true);
+                }
+                Ok(None) => {
+                    if !self.fill().await? {
+                        return Ok(false);
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    match e {
+                        HeadError::Bad => self.error(400, "malformed request\n"),
+                        HeadError::TooLarge => self.error(431, "too many header fields\n"),
+                    }
+                    return Ok(true);
+                }
+            };
+            let body = match self.read_body(&head).await {
+                Ok(body) => body,
+                Err(BodyError::Bad) => {
+                    self.error(400, "malformed chunked body\n");
+                    return Ok(true);
+                }
+                Err(BodyError::TooLarge) => {
+                    self.error(413, "body too large for /echo\n");
+                    return Ok(true);
+                }
+                Err(BodyError::Io) => return Ok(false),
+            };
+            if !routes::respond(self, &head, body).await? {
+                return Ok(true);
+            }
+            if self.wbuf.len() >= WRITE_BATCH {
+                self.flush().await?;
+            }
+        }
+    }
+
+    /// Reads more input, after sending whatever responses are pending: a
+    /// client may be waiting for them before it sends more, and a pipelined
+    /// burst is answered with a single write. Returns `false` on EOF.
+    async fn fill(&mut self) -> io::Result<bool> {
+        self.flush().await?;
+        if self.pos == self.end {
+            self.pos = 0;
+            self.end = 0;
+        } else if self.end == self.rbuf.len() {
+            self.rbuf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+            // Only a head that does not fit makes the buffer grow; MAX_HEAD
+            // is checked by the caller before asking for more.
+            if self.end == self.rbuf.len() {
+                let len = (self.rbuf.len() * 2).min(http::MAX_HEAD);
+                self.rbuf.resize(len, 0);
+            }
+        }
+        let n = self.stream.read(&mut self.rbuf[self.end..]).await?;
+        self.end += n;
+        Ok(n > 0)
+    }
+
+    /// Reads the request body; it is kept only when the route uses it.
+    async fn read_body(&mut self, head: &Head) -> Result<Option<Vec<u8>>, BodyError> {
+        let keep = head.target.wants_body();
+        match head.framing {
+            Framing::None => Ok(keep.then(Vec::new)),
+            Framing::Length(len) => {
+                if keep && len > MAX_ECHO_BODY {
+                    return Err(BodyError::TooLarge);
+                }
+                let mut out = keep.then(|| Vec::with_capacity(len as usize));
+                let mut remaining = len;
+                if head.expect_continue && ((self.end - self.pos) as u64) < len {
+                    self.interim_continue();
+                }
+                loop {
+                    let n = (remaining.min((self.end - self.pos) as u64)) as usize;
+                    if let Some(out) = out.as_mut() {
+                        out.extend_from_slice(&self.rbuf[self.pos..self.pos + n]);
+                    }
+                    self.pos += n;
+                    remaining -= n as u64;
+                    if remaining == 0 {
+                        return Ok(out);
+                    }
+                    if !self.fill().await.map_err(|_| BodyError::Io)? {
+                        return Err(BodyError::Io);
+                    }
+                }
+            }
+            Framing::Chunked => {
+                let mut decoder = http::ChunkedDecoder::default();
+                let mut out = keep.then(Vec::new);
+                if head.expect_continue && self.pos == self.end {
+                    self.interim_continue();
+                }
+                loop {
+                    let n = decoder
+                        .feed(&self.rbuf[self.pos..self.end], out.as_mut())
+                        .map_err(|_| BodyError::Bad)?;
+                    self.pos += n;
+                    if out.as_ref().is_some_and(|o| o.len() as u64 > MAX_ECHO_BODY) {
+                        return Err(BodyError::TooLarge);
+                    }
+                    if decoder.is_done() {
+                        return Ok(out);
+                    }
+                    if !self.fill().await.map_err(|_| BodyError::Io)? {
+                        return Err(BodyError::Io);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tells a client that waits for permission (`Expect: 100-continue`, as
+    /// curl sends for larger POSTs) to send the body.
+    fn interim_continue(&mut self) {
+        const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
+        self.wbuf.extend_from_slice(CONTINUE);
+        self.tally.bytes(CONTINUE.len() as u64);
+    }
+
+    /// Answers a request that cannot be served (or even delimited) and
+    /// marks the connection for closing.
+    fn error(&mut self, status: u16, body: &str) {
+        self.head(
+            Route::Other,
+            status,
+            "text/plain",
+            BodyLen::Length(body.len() as u64),
+            ConnHeader::Close,
+            &[],
+        );
+        self.body(body.as_bytes());
+    }
+
+    /// Starts a response: counts the request and appends its head.
+    pub(crate) fn head(
+        &mut self,
+        route: Route,
+        status: u16,
+        content_type: &str,
+        len: BodyLen,
+        conn: ConnHeader,
+        extra: &[(&str, &str)],
+    ) {
+        self.tally.request(&self.shared.counters, route, status);
+        let before = self.wbuf.len();
+        http::push_head(&mut self.wbuf, status, content_type, len, conn, extra);
+        self.tally.bytes((self.wbuf.len() - before) as u64);
+    }
+
+    /// Appends counted response bytes.
+    pub(crate) fn body(&mut self, bytes: &[u8]) {
+        self.wbuf.extend_from_slice(bytes);
+        self.tally.bytes(bytes.len() as u64);
+    }
+
+    /// Appends a whole pre-encoded response on the hot path.
+    pub(crate) fn canned(&mut self, route: Route, status: u16, parts: &[&[u8]]) {
+        self.tally.request(&self.shared.counters, route, status);
+        for part in parts {
+            self.body(part);
+        }
+    }
+
+    /// Appends a response that `/_stats` must not count.
+    pub(crate) fn uncounted(&mut self) -> &mut Vec<u8> {
+        &mut self.wbuf
+    }
+
+    /// Sends `n` bytes of [`FILLER`]: small amounts join the write batch,
+    /// large ones are streamed from the static buffer so that no body is
+    /// ever held in memory whole.
+    pub(crate) async fn filler(&mut self, mut n: u64) -> io::Result<()> {
+        if n <= FILLER.len() as u64 {
+            if self.wbuf.len() as u64 + n > WRITE_BATCH as u64 {
+                self.flush().await?;
+            }
+            self.body(&FILLER[..n as usize]);
+            return Ok(());
+        }
+        self.flush().await?;
+        while n > 0 {
+            let len = n.min(FILLER.len() as u64) as usize;
+            self.tally.bytes(len as u64);
+            // Counted before writing so that a client which has read the
+            // bytes is guaranteed to find them in the stats.
+            self.tally.flush(&self.shared.counters);
+            self.stream.write_all(&FILLER[..len]).await?;
+            n -= len as u64;
+        }
+        Ok(())
+    }
+
+    /// Writes pending responses. Counts are published first, for the same
+    /// reason as in [`Conn::filler`].
+    pub(crate) async fn flush(&mut self) -> io::Result<()> {
+        self.tally.flush(&self.shared.counters);
+        if self.wbuf.is_empty() {
+            return Ok(());
+        }
+        let result = self.stream.write_all(&self.wbuf).await;
+        self.wbuf.clear();
+        // An /echo of a large body should not pin that much memory for the
+        // rest of a long-lived connection.
+        if self.wbuf.capacity() > 4 * WRITE_BATCH {
+            self.wbuf.shrink_to(WRITE_BATCH);
+        }
+        result
+    }
+
+    /// Sends what is pending, half-closes, and drains the peer's remaining
+    /// input for a while so the close does not turn into a reset that could
+    /// destroy the last response before the client reads it.
+    async fn linger(&mut self) {
+        if self.flush().await.is_err() || self.stream.shutdown().await.is_err() {
+            return;
+        }
+        let drain = async {
+            while let Ok(n) = self.stream.read(&mut self.rbuf).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(LINGER, drain).await;
+    }
+}

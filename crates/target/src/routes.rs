@@ -1,0 +1,472 @@
+//! The endpoints: which request target names which route, and what each
+//! route answers. The list with parameters and limits is in the crate docs.
+
+use std::io;
+use std::time::Duration;
+
+use crate::conn::Conn;
+use crate::http::{self, BodyLen, ConnHeader, Head};
+use crate::session::{new_session_id, random_in};
+use crate::stats::Route;
+
+/// Largest body `/bytes`, `/vary` and `/chunked` will send.
+pub(crate) const MAX_BODY: u64 = 1 << 30;
+/// Longest wait `/sleep` and `/session` accept (one hour).
+pub(crate) const MAX_SLEEP_MS: u64 = 3_600_000;
+const MAX_CHUNKS: u64 = 1 << 20;
+const VARY_DEFAULT: (u64, u64) = (1, 2048);
+const CHUNKED_DEFAULT: (u64, u64) = (4, 32);
+
+/// A request target, resolved with its parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    Root,
+    Bytes(u64),
+    Sleep(u64),
+    Session(u64),
+    Vary {
+        min: u64,
+        max: u64,
+    },
+    Status(u16),
+    Chunked {
+        chunks: u64,
+        size: u64,
+    },
+    Close,
+    Echo,
+    Stats {
+        reset: bool,
+    },
+    NotFound,
+    /// A known route with unusable parameters: 400 with the reason as body.
+    Invalid(Route, &'static str),
+}
+
+impl Target {
+    pub(crate) fn parse(target: &str) -> Target {
+        if target == "/" {
+            return Target::Root;
+        }
+        let target = strip_authority(target);
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
+        let parsed = match path {
+            "/" => Ok(Target::Root),
+            "/sleep" => number(query, "ms", 0, MAX_SLEEP_MS)
+                .map(Target::Sleep)
+                .map_err(|()| (Route::Sleep, "ms must be a whole number up to 3600000\n")),
+            "/session" => number(query, "ms", 0, MAX_SLEEP_MS)
+                .map(Target::Session)
+                .map_err(|()| (Route::Session, "ms must be a whole number up to 3600000\n")),
+            "/vary" => vary(query).map_err(|()| {
+                (
+                    Route::Vary,
+                    "min and max must be whole numbers, min <= max <= 1073741824\n",
+                )
+            }),
+            "/chunked" => chunked(query).map_err(|()| {
+                (
+                    Route::Chunked,
+                    "chunks <= 1048576, 1 <= size, chunks * size <= 1073741824\n",
+                )
+            }),
+            "/close" => Ok(Target::Close),
+            "/echo" => Ok(Target::Echo),
+            "/_stats" => Ok(Target::Stats {
+                reset: matches!(param(query, "reset"), Some("1" | "true")),
+            }),
+            "/bytes" => Err((Route::Bytes, "usage: /bytes/N\n")),
+            "/status" => Err((Route::Status, "usage: /status/N\n")),
+            _ => {
+                if let Some(n) = path.strip_prefix("/bytes/") {
+                    match n.parse::<u64>() {
+                        Ok(n) if n <= MAX_BODY => Ok(Target::Bytes(n)),
+                        _ => Err((Route::Bytes, "N must be a whole number up to 1073741824\n")),
+                    }
+                } else if let Some(n) = path.strip_prefix("/status/") {
+                    match n.parse::<u16>() {
+                        Ok(n) if (200..=599).contains(&n) => Ok(Target::Status(n)),
+                        _ => Err((Route::Status, "N must be a status code from 200 to 599\n")),
+                    }
+                } else {
+                    Ok(Target::NotFound)
+                }
+            }
+        };
+        parsed.unwrap_or_else(|(route, why)| Target::Invalid(route, why))
+    }
+
+    pub(crate) fn wants_session(&self) -> bool {
+        matches!(self, Target::Session(_))
+    }
+
+    pub(crate) fn wants_content_type(&self) -> bool {
+        matches!(self, Target::Echo)
+    }
+
+    pub(crate) fn wants_body(&self) -> bool {
+        matches!(self, Target::Echo)
+    }
+}
+
+/// Proxies and some clients send the absolute form (`http://host/path`).
+fn strip_authority(target: &str) -> &str {
+    let has_scheme = |scheme: &str| {
+        target
+            .get(..scheme.len())
+            .is_some_and(|s| s.eq_ignore_ascii_case(scheme))
+    };
+    let rest = if has_scheme("http://") {
+        &target[7..]
+    } else if has_scheme("https://") {
+        &target[8..]
+    } else {
+        return target;
+    };
+    match rest.find(['/', '?']) {
+        Some(i) if rest.as_bytes()[i] == b'/' => &rest[i..],
+        _ => "/",
+    }
+}
+
+fn param<'q>(query: &'q str, key: &str) -> Option<&'q str> {
+    query.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (k == key).then_some(v)
+    })
+}
+
+fn number(query: &str, key: &str, default: u64, max: u64) -> Result<u64, ()> {
+    match param(query, key) {
+        None => Ok(default),
+        Some(v) => v.parse::<u64>().ok().filter(|n| *n <= max).ok_or(()),
+    }
+}
+
+fn vary(query: &str) -> Result<Target, ()> {
+    let min = number(query, "min", VARY_DEFAULT.0, MAX_BODY)?;
+    // A lone min above the default max still makes sense: max follows it.
+    let max = number(query, "max", VARY_DEFAULT.1.max(min), MAX_BODY)?;
+    if min > max {
+        return Err(());
+    }
+    Ok(Target::Vary { min, max })
+}
+
+fn chunked(query: &str) -> Result<Target, ()> {
+    let chunks = number(query, "chunks", CHUNKED_DEFAULT.0, MAX_CHUNKS)?;
+    let size = number(query, "size", CHUNKED_DEFAULT.1, MAX_BODY)?;
+    // A zero-sized chunk would end the body early.
+    if size == 0 || chunks.saturating_mul(size) > MAX_BODY {
+        return Err(());
+    }
+    Ok(Target::Chunked { chunks, size })
+}
+
+const ROOT_HEAD: &[u8] = concat!(
+    "HTTP/1.1 200 OK\r\n",
+    "Server: yace-target/",
+    env!("CARGO_PKG_VERSION"),
+    "\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n"
+)
+.as_bytes();
+const ROOT_BODY: &[u8] = b"hello world\n";
+
+/// Writes (or queues) the response to one request. Returns whether the
+/// connection stays open.
+pub(crate) async fn respond(c: &mut Conn, head: &Head, body: Option<Vec<u8>>) -> io::Result<bool> {
+    let keep = head.keep_alive && head.target != Target::Close;
+    let conn = match (keep, head.http10) {
+        (false, _) => ConnHeader::Close,
+        (true, true) => ConnHeader::KeepAlive,
+        (true, false) => ConnHeader::Omit,
+    };
+    let body_wanted = !head.is_head;
+    match head.target {
+        Target::Root => {
+            // The hot path: pre-encoded pieces, appended to the batch.
+            let body: &[u8] = if body_wanted { ROOT_BODY } else { b"" };
+            c.canned(Route::Root, 200, &[ROOT_HEAD, conn.line(), b"\r\n", body]);
+        }
+        Target::Bytes(n) => {
+            c.head(
+                Route::Bytes,
+                200,
+                "application/octet-stream",
+                BodyLen::Length(n),
+                conn,
+                &[],
+            );
+            if body_wanted {
+                c.filler(n).await?;
+            }
+        }
+        Target::Vary { min, max } => {
+            let n = random_in(min, max);
+            c.head(
+                Route::Vary,
+                200,
+                "text/plain",
+                BodyLen::Length(n),
+                conn,
+                &[],
+            );
+            if body_wanted {
+                c.filler(n).await?;
+            }
+        }
+        Target::Sleep(ms) => {
+            // Earlier pipelined responses should not wait for this one.
+            c.flush().await?;
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            text(
+                c,
+                head,
+                Route::Sleep,
+                200,
+                conn,
+                &format!("slept {ms} ms\n"),
+                &[],
+            );
+        }
+        Target::Session(ms) => {
+            let (id, fresh) = match &head.session {
+                Some(id) => (id.clone(), false),
+                None => (new_session_id(), true),
+            };
+            c.flush().await?;
+            let shared = c.shared.clone();
+            {
+                let ticket = shared.sessions.enter(&id);
+                let _turn = ticket.lock().await;
+                if ms > 0 {
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                }
+            }
+            let cookie = format!("{}={id}; Path=/", http::SESSION_COOKIE);
+            let extra: &[(&str, &str)] = if fresh {
+                &[("Set-Cookie", &cookie)]
+            } else {
+                &[]
+            };
+            text(
+                c,
+                head,
+                Route::Session,
+                200,
+                conn,
+                &format!("session {id}\n"),
+                extra,
+            );
+        }
+        Target::Status(status) => {
+            let reason = format!("{status} {}\n", http::reason(status));
+            if matches!(status, 204 | 304) {
+                c.head(Route::Status, status, "", BodyLen::Bodiless, conn, &[]);
+            } else {
+                text(c, head, Route::Status, status, conn, &reason, &[]);
+            }
+        }
+        Target::Chunked { chunks, size } => chunked_body(c, head, conn, chunks, size).await?,
+        Target::Close => text(
+            c,
+            head,
+            Route::Close,
+            200,
+            conn,
+            "closing connection\n",
+            &[],
+        ),
+        Target::Echo => {
+            let body = body.unwrap_or_default();
+            let ctype = head
+                .content_type
+                .as_deref()
+                .unwrap_or("application/octet-stream");
+            c.head(
+                Route::Echo,
+                200,
+                ctype,
+                BodyLen::Length(body.len() as u64),
+                conn,
+                &[],
+            );
+            if body_wanted {
+                c.body(&body);
+            }
+        }
+        Target::Stats { reset } => {
+            let stats = c.shared.counters.snapshot(reset);
+            let json = serde_json::to_vec(&stats).map_err(io::Error::other)?;
+            let out = c.uncounted();
+            let len = BodyLen::Length(json.len() as u64);
+            http::push_head(out, 200, "application/json", len, conn, &[]);
+            if body_wanted {
+                out.extend_from_slice(&json);
+            }
+        }
+        Target::NotFound => text(c, head, Route::Other, 404, conn, "not found\n", &[]),
+        Target::Invalid(route, why) => text(c, head, route, 400, conn, why, &[]),
+    }
+    Ok(keep)
+}
+
+fn text(
+    c: &mut Conn,
+    head: &Head,
+    route: Route,
+    status: u16,
+    conn: ConnHeader,
+    body: &str,
+    extra: &[(&str, &str)],
+) {
+    c.head(
+        route,
+        status,
+        "text/plain",
+        BodyLen::Length(body.len() as u64),
+        conn,
+        extra,
+    );
+    if !head.is_head {
+        c.body(body.as_bytes());
+    }
+}
+
+async fn chunked_body(
+    c: &mut Conn,
+    head: &Head,
+    conn: ConnHeader,
+    chunks: u64,
+    size: u64,
+) -> io::Result<()> {
+    // HTTP/1.0 has no chunked coding: such a client gets the same bytes
+    // with a Content-Length.
+    if head.http10 {
+        let total = chunks * size;
+        c.head(
+            Route::Chunked,
+            200,
+            "text/plain",
+            BodyLen::Length(total),
+            conn,
+            &[],
+        );
+        if !head.is_head {
+            c.filler(total).await?;
+        }
+        return Ok(());
+    }
+    c.head(
+        Route::Chunked,
+        200,
+        "text/plain",
+        BodyLen::Chunked,
+        conn,
+        &[],
+    );
+    if head.is_head {
+        return Ok(());
+    }
+    let mut line = Vec::with_capacity(20);
+    for _ in 0..chunks {
+        line.clear();
+        http::push_hex(&mut line, size);
+        line.extend_from_slice(b"\r\n");
+        c.body(&line);
+        c.filler(size).await?;
+        c.body(b"\r\n");
+    }
+    c.body(b"0\r\n\r\n");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::SERVER_HEADER;
+
+    #[test]
+    fn server_header_matches_the_canned_root_response() {
+        let head = std::str::from_utf8(ROOT_HEAD).unwrap();
+        assert!(head.contains(&format!("\r\n{SERVER_HEADER}\r\n")));
+        assert!(head.contains(&format!("Content-Length: {}\r\n", ROOT_BODY.len())));
+    }
+
+    #[test]
+    fn targets() {
+        use Target::*;
+        assert_eq!(Target::parse("/"), Root);
+        assert_eq!(Target::parse("/?x=1"), Root);
+        assert_eq!(Target::parse("http://example.com/bytes/5"), Bytes(5));
+        assert_eq!(Target::parse("HTTP://example.com"), Root);
+        assert_eq!(Target::parse("/bytes/1073741824"), Bytes(MAX_BODY));
+        assert!(matches!(
+            Target::parse("/bytes/1073741825"),
+            Invalid(Route::Bytes, _)
+        ));
+        assert!(matches!(
+            Target::parse("/bytes/x"),
+            Invalid(Route::Bytes, _)
+        ));
+        assert!(matches!(Target::parse("/bytes"), Invalid(Route::Bytes, _)));
+        assert_eq!(Target::parse("/sleep"), Sleep(0));
+        assert_eq!(Target::parse("/sleep?ms=25"), Sleep(25));
+        assert!(matches!(
+            Target::parse("/sleep?ms=-1"),
+            Invalid(Route::Sleep, _)
+        ));
+        assert_eq!(Target::parse("/session?x=y&ms=7"), Session(7));
+        assert_eq!(Target::parse("/vary"), Vary { min: 1, max: 2048 });
+        assert_eq!(
+            Target::parse("/vary?min=10&max=20"),
+            Vary { min: 10, max: 20 }
+        );
+        assert_eq!(
+            Target::parse("/vary?min=5000"),
+            Vary {
+                min: 5000,
+                max: 5000
+            }
+        );
+        assert!(matches!(
+            Target::parse("/vary?min=20&max=10"),
+            Invalid(Route::Vary, _)
+        ));
+        assert_eq!(Target::parse("/status/503"), Status(503));
+        assert!(matches!(
+            Target::parse("/status/199"),
+            Invalid(Route::Status, _)
+        ));
+        assert!(matches!(
+            Target::parse("/status/600"),
+            Invalid(Route::Status, _)
+        ));
+        assert_eq!(
+            Target::parse("/chunked"),
+            Chunked {
+                chunks: 4,
+                size: 32
+            }
+        );
+        assert_eq!(
+            Target::parse("/chunked?chunks=0"),
+            Chunked {
+                chunks: 0,
+                size: 32
+            }
+        );
+        assert!(matches!(
+            Target::parse("/chunked?size=0"),
+            Invalid(Route::Chunked, _)
+        ));
+        assert!(matches!(
+            Target::parse("/chunked?chunks=1048576&size=2048"),
+            Invalid(Route::Chunked, _)
+        ));
+        assert_eq!(Target::parse("/_stats"), Stats { reset: false });
+        assert_eq!(Target::parse("/_stats?reset=1"), Stats { reset: true });
+        assert_eq!(Target::parse("/nope"), NotFound);
+        assert_eq!(Target::parse("/sleep/"), NotFound);
+    }
+}

@@ -1,0 +1,280 @@
+//! What the server saw: shared relaxed counters, a per-connection tally that
+//! batches updates to them, and the serialisable [`Stats`] snapshot.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use serde::{Deserialize, Serialize};
+
+/// A snapshot of the server's counters, as returned by [`crate::Server::stats`]
+/// and served as JSON by `GET /_stats`.
+///
+/// Requests to `/_stats` itself are counted nowhere (not in `requests`,
+/// `by_route`, `by_status` nor `bytes_out`), so polling the stats does not
+/// disturb them. The connection used to poll them *is* counted in
+/// `connections`: that one counts every accepted TCP connection.
+///
+/// Maps only hold entries that are non-zero.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Stats {
+    /// Requests whose response was started (its head handed to the socket).
+    pub requests: u64,
+    /// Accepted TCP connections.
+    pub connections: u64,
+    /// Requests by route name: `/`, `/bytes`, `/sleep`, `/session`, `/vary`,
+    /// `/status`, `/chunked`, `/close`, `/echo`, and `other` for everything
+    /// that matched no route (404) or could not be parsed (400, 431).
+    pub by_route: BTreeMap<String, u64>,
+    /// Requests by response status code.
+    pub by_status: BTreeMap<u16, u64>,
+    /// Response bytes (heads and bodies, including `100 Continue` interim
+    /// responses) handed to the socket.
+    pub bytes_out: u64,
+}
+
+/// The fixed set of route names. Counting by route rather than by raw path
+/// keeps memory bounded whatever paths clients send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    Root,
+    Bytes,
+    Sleep,
+    Session,
+    Vary,
+    Status,
+    Chunked,
+    Close,
+    Echo,
+    Other,
+}
+
+impl Route {
+    pub(crate) const COUNT: usize = 10;
+    const ALL: [Route; Route::COUNT] = [
+        Route::Root,
+        Route::Bytes,
+        Route::Sleep,
+        Route::Session,
+        Route::Vary,
+        Route::Status,
+        Route::Chunked,
+        Route::Close,
+        Route::Echo,
+        Route::Other,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Route::Root => "/",
+            Route::Bytes => "/bytes",
+            Route::Sleep => "/sleep",
+            Route::Session => "/session",
+            Route::Vary => "/vary",
+            Route::Status => "/status",
+            Route::Chunked => "/chunked",
+            Route::Close => "/close",
+            Route::Echo => "/echo",
+            Route::Other => "other",
+        }
+    }
+}
+
+// Every status the server can send lies in 100..=599, so a flat array indexed
+// by code is both bounded and lock-free.
+const MIN_STATUS: u16 = 100;
+const STATUS_SLOTS: usize = 500;
+
+fn status_slot(status: u16) -> usize {
+    debug_assert!((MIN_STATUS..MIN_STATUS + STATUS_SLOTS as u16).contains(&status));
+    usize::from(status.saturating_sub(MIN_STATUS)).min(STATUS_SLOTS - 1)
+}
+
+/// Server-wide counters. Relaxed ordering is enough: totals only need to be
+/// exact once the load has stopped, and each tally is flushed before the
+/// bytes it describes are written, so a client that has read a response
+/// finds it counted.
+pub(crate) struct Counters {
+    requests: AtomicU64,
+    connections: AtomicU64,
+    bytes_out: AtomicU64,
+    routes: [AtomicU64; Route::COUNT],
+    statuses: [AtomicU64; STATUS_SLOTS],
+}
+
+impl Counters {
+    pub(crate) fn new() -> Counters {
+        Counters {
+            requests: AtomicU64::new(0),
+            connections: AtomicU64::new(0),
+            bytes_out: AtomicU64::new(0),
+            routes: std::array::from_fn(|_| AtomicU64::new(0)),
+            statuses: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
+
+    pub(crate) fn connection_accepted(&self) {
+        self.connections.fetch_add(1, Relaxed);
+    }
+
+    /// Reads the counters; with `reset`, zeroes them in the same step (a swap
+    /// per counter) so that nothing counted concurrently is lost between the
+    /// read and the reset.
+    pub(crate) fn snapshot(&self, reset: bool) -> Stats {
+        let take = |c: &AtomicU64| {
+            if reset {
+                c.swap(0, Relaxed)
+            } else {
+                c.load(Relaxed)
+            }
+        };
+        let by_route = Route::ALL
+            .iter()
+            .filter_map(|r| {
+                let n = take(&self.routes[*r as usize]);
+                (n > 0).then(|| (r.name().to_owned(), n))
+            })
+            .collect();
+        let by_status = self
+            .statuses
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let n = take(c);
+                (n > 0).then_some((MIN_STATUS + i as u16, n))
+            })
+            .collect();
+        Stats {
+            requests: take(&self.requests),
+            connections: take(&self.connections),
+            by_route,
+            by_status,
+            bytes_out: take(&self.bytes_out),
+        }
+    }
+}
+
+/// Per-connection counts not yet added to [`Counters`]. Batching them means a
+/// pipelined burst costs one round of atomic adds rather than one per request.
+#[derive(Default)]
+pub(crate) struct Tally {
+    requests: u64,
+    bytes_out: u64,
+    routes: [u64; Route::COUNT],
+    // A connection rarely sees more than one or two distinct statuses between
+    // flushes; overflow goes straight to the shared counters.
+    statuses: [(u16, u64); 4],
+}
+
+impl Tally {
+    pub(crate) fn request(&mut self, counters: &Counters, route: Route, status: u16) {
+        self.requests += 1;
+        self.routes[route as usize] += 1;
+        for slot in &mut self.statuses {
+            if slot.0 == status {
+                slot.1 += 1;
+                return;
+            }
+            if slot.1 == 0 {
+                *slot = (status, 1);
+                return;
+            }
+        }
+        counters.statuses[status_slot(status)].fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn bytes(&mut self, n: u64) {
+        self.bytes_out += n;
+    }
+
+    pub(crate) fn flush(&mut self, counters: &Counters) {
+        if self.bytes_out > 0 {
+            counters.bytes_out.fetch_add(self.bytes_out, Relaxed);
+            self.bytes_out = 0;
+        }
+        if self.requests == 0 {
+            return;
+        }
+        counters.requests.fetch_add(self.requests, Relaxed);
+        self.requests = 0;
+        for (i, n) in self.routes.iter_mut().enumerate() {
+            if *n > 0 {
+                counters.routes[i].fetch_add(*n, Relaxed);
+                *n = 0;
+            }
+        }
+        for slot in &mut self.statuses {
+            if slot.1 > 0 {
+                counters.statuses[status_slot(slot.0)].fetch_add(slot.1, Relaxed);
+            }
+            *slot = (0, 0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tally_reaches_counters_only_on_flush() {
+        let c = Counters::new();
+        let mut t = Tally::default();
+        t.request(&c, Route::Root, 200);
+        t.request(&c, Route::Root, 200);
+        t.request(&c, Route::Other, 404);
+        t.bytes(100);
+        assert_eq!(c.snapshot(false), Stats::default());
+        t.flush(&c);
+        let s = c.snapshot(false);
+        assert_eq!(s.requests, 3);
+        assert_eq!(s.bytes_out, 100);
+        assert_eq!(s.by_route.get("/"), Some(&2));
+        assert_eq!(s.by_route.get("other"), Some(&1));
+        assert_eq!(s.by_route.len(), 2);
+        assert_eq!(s.by_status, BTreeMap::from([(200, 2), (404, 1)]));
+        // A second flush must not add anything again.
+        t.flush(&c);
+        assert_eq!(c.snapshot(false), s);
+    }
+
+    #[test]
+    fn statuses_beyond_the_local_slots_are_not_lost() {
+        let c = Counters::new();
+        let mut t = Tally::default();
+        for status in [200, 201, 202, 203, 204, 205, 206, 200, 206] {
+            t.request(&c, Route::Status, status);
+        }
+        t.flush(&c);
+        let s = c.snapshot(false);
+        assert_eq!(s.requests, 9);
+        assert_eq!(s.by_status.values().sum::<u64>(), 9);
+        assert_eq!(s.by_status[&200], 2);
+        assert_eq!(s.by_status[&206], 2);
+    }
+
+    #[test]
+    fn snapshot_with_reset_returns_then_zeroes() {
+        let c = Counters::new();
+        c.connection_accepted();
+        let mut t = Tally::default();
+        t.request(&c, Route::Echo, 599);
+        t.flush(&c);
+        let s = c.snapshot(true);
+        assert_eq!(s.connections, 1);
+        assert_eq!(s.by_status, BTreeMap::from([(599, 1)]));
+        assert_eq!(c.snapshot(false), Stats::default());
+    }
+
+    #[test]
+    fn stats_round_trip_through_json() {
+        let s = Stats {
+            requests: 2,
+            connections: 1,
+            by_route: BTreeMap::from([("/".to_owned(), 2)]),
+            by_status: BTreeMap::from([(200, 2)]),
+            bytes_out: 10,
+        };
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(serde_json::from_str::<Stats>(&json).unwrap(), s);
+    }
+}
