@@ -1,1 +1,92 @@
-fn main() {}
+//! The `yace` binary: parses arguments, runs the command, maps the outcome
+//! to an exit code. The only crate that prints.
+
+mod args;
+mod environment;
+mod run;
+mod signals;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// Exit codes, documented in `--help` and the README.
+pub mod exit {
+    pub const OK: u8 = 0;
+    /// The run could not be done: unreachable target, I/O failure.
+    pub const RUNTIME: u8 = 1;
+    /// Bad input: flags, files, URL.
+    pub const USAGE: u8 = 2;
+    pub const SIGINT: u8 = 130;
+    pub const SIGTERM: u8 = 143;
+}
+
+/// An error that ends the command, with the exit code it maps to.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            code: exit::USAGE,
+            message: message.into(),
+        }
+    }
+    pub fn runtime(message: impl Into<String>) -> Self {
+        Failure {
+            code: exit::RUNTIME,
+            message: message.into(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match args::Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            });
+        }
+    };
+    let result = match cli.command {
+        args::Command::Run(a) => run::run(*a),
+        args::Command::Serve(a) => serve(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            for line in f.message.lines() {
+                eprintln!("error: {line}");
+            }
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn serve(a: args::ServeArgs) -> Result<u8, Failure> {
+    let ip: std::net::IpAddr = a.bind.parse().map_err(|_| {
+        Failure::usage(format!(
+            "--bind: '{}' is not an IP address (e.g. 127.0.0.1 or ::1)",
+            a.bind
+        ))
+    })?;
+    let config = target::Config {
+        addr: std::net::SocketAddr::new(ip, a.port),
+        threads: a.threads,
+    };
+    target::serve_foreground(config).map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
+            " (another process listens there: pick another --port, or --port 0 for any free one)"
+        } else {
+            ""
+        };
+        Failure::runtime(format!("cannot listen on {ip}:{}: {e}{hint}", a.port))
+    })?;
+    Ok(exit::OK)
+}

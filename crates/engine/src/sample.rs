@@ -173,4 +173,6 @@ pub trait Sink: Send {
     /// Called at least every 100 ms and at each whole second since the start,
     /// with the time since the start; lets per-second series roll over.
     fn tick(&mut self, _now: u64) {}
+    /// The worker is done; `now` is its end time. Flush anything pending.
+    fn finish(&mut self, _now: u64) {}
 }

@@ -60,6 +60,8 @@ pub struct WorkerReport {
     pub connections_opened: u64,
     /// The worker stopped because the stop flag was raised.
     pub stopped: bool,
+    /// When the worker ended, nanoseconds after the run's epoch.
+    pub ended_at: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -597,6 +599,7 @@ impl<'a, S: Sink> Worker<'a, S> {
                 c.st = St::Closed;
             }
         }
-        self.sink.tick(now);
+        self.sink.finish(now);
+        self.report.ended_at = now;
     }
 }

@@ -1,1 +1,10 @@
-//! yace report
+//! Pure renderers of a [`stats::RunResult`] to any writer (STYLE.md §9):
+//! they read no clock and detect no terminal, so every output is tested
+//! into a `Vec<u8>`. The JSON document is the contract the others are
+//! built from.
+
+mod fmt;
+pub mod json;
+pub mod text;
+
+pub use fmt::{bytes, count, duration_us};

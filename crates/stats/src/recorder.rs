@@ -243,10 +243,7 @@ impl Sink for Recorder {
             Outcome::Response => {
                 let total = s.end.saturating_sub(s.intended);
                 record_ns(&mut t.latency, total);
-                self.cur
-                    .hist
-                    .record((total / 1000).clamp(1, crate::hist::MAX_US))
-                    .ok();
+                record_ns(&mut self.cur.hist, total);
                 if self.open_model {
                     record_ns(&mut t.service, s.end.saturating_sub(s.start));
                 }
@@ -269,6 +266,14 @@ impl Sink for Recorder {
 
     fn retried(&mut self) {
         self.totals.retries += 1;
+    }
+
+    fn finish(&mut self, now: u64) {
+        let s = now / SECOND;
+        if s > self.second {
+            self.roll(s);
+        }
+        self.roll(s + 1);
     }
 
     fn tick(&mut self, now: u64) {

@@ -1,0 +1,141 @@
+//! The first level of argument parsing (STYLE.md §7): clap checks shapes;
+//! `run::plan_from` builds and validates the plan, reporting every problem.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "yace",
+    version,
+    about = "yace (压测): load-test web servers, honestly",
+    long_about = "yace (压测, \"load test\"): one fast binary to load-test web servers.\n\n\
+        Run `yace run` with no URL to benchmark the embedded target, or give it a URL.",
+    after_help = "Exit codes: 0 success · 1 runtime failure (unreachable target, I/O) · \
+        2 bad input · 130 interrupted (SIGINT) · 143 terminated (SIGTERM)"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one load test (closed model by default).
+    #[command(after_help = RUN_EXAMPLES)]
+    Run(Box<RunArgs>),
+    /// Run the embedded reference target in the foreground.
+    #[command(after_help = SERVE_HELP)]
+    Serve(ServeArgs),
+}
+
+const RUN_EXAMPLES: &str = "Examples:
+  yace run                                    # benchmark the embedded target (starts it on 127.0.0.1:0)
+  yace run http://127.0.0.1:8080/ -c 100 -n 100k
+  yace run http://127.0.0.1:8080/sleep?ms=20 -c 50 -d 30s --json result.json
+  yace run URL -c 50 -d 10s --no-keepalive -m POST -H 'Content-Type: application/json' --body-file req.json
+  yace run URL --rate 1000 -d 30s             # open model: 1000 requests/s whatever the server does
+
+Exit codes: 0 success · 1 runtime failure · 2 bad input · 130 SIGINT · 143 SIGTERM";
+
+const SERVE_HELP: &str = "Routes:
+  /                 200 \"hello world\\n\"
+  /bytes/N          N-byte body
+  /sleep?ms=N       answers after N ms
+  /session?ms=N     PHP-like locked session: same YACESESSID cookie → serialized
+  /vary             random body length (1–2048 bytes)
+  /status/N         status N
+  /chunked          chunked transfer encoding
+  /close            Connection: close
+  /echo             echoes the request body
+  /_stats           JSON counters of what the server saw (?reset=1 zeroes them)
+
+Example:
+  yace serve --port 8080 &  yace run http://127.0.0.1:8080/ -c 100 -n 100k";
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// URL to load (http://host[:port]/path). Without one, yace starts its
+    /// embedded target on 127.0.0.1 and benchmarks that.
+    pub url: Option<String>,
+
+    /// Connections to keep open (closed model); accepts 10k-style counts.
+    #[arg(short = 'c', long = "connections", value_name = "N")]
+    pub connections: Option<String>,
+
+    /// Total requests to send, then stop (e.g. 100000, 100k).
+    #[arg(short = 'n', long = "requests", value_name = "N")]
+    pub requests: Option<String>,
+
+    /// How long to run (e.g. 30s, 2m). Default 10s unless -n is given.
+    #[arg(short = 'd', long = "duration", value_name = "TIME")]
+    pub duration: Option<String>,
+
+    /// Worker threads (default: one per CPU).
+    #[arg(short = 't', long = "threads", value_name = "N")]
+    pub threads: Option<String>,
+
+    /// Open model: send this many requests per second, on schedule,
+    /// whatever the server does; latency counts from the intended time.
+    #[arg(long = "rate", value_name = "PER_SECOND")]
+    pub rate: Option<String>,
+
+    /// Open model: most requests in flight (and connections) at once.
+    #[arg(long = "max-inflight", value_name = "N")]
+    pub max_inflight: Option<String>,
+
+    /// HTTP method.
+    #[arg(short = 'm', long = "method", default_value = "GET")]
+    pub method: String,
+
+    /// Extra request header, repeatable: -H 'Name: value'.
+    #[arg(short = 'H', long = "header", value_name = "HEADER")]
+    pub headers: Vec<String>,
+
+    /// Request body.
+    #[arg(long = "body", value_name = "TEXT", conflicts_with = "body_file")]
+    pub body: Option<String>,
+
+    /// Request body, read from a file.
+    #[arg(long = "body-file", value_name = "FILE")]
+    pub body_file: Option<PathBuf>,
+
+    /// Open a new connection for every request (sends Connection: close).
+    #[arg(long = "no-keepalive")]
+    pub no_keepalive: bool,
+
+    /// Per-request timeout, from send to the end of the response.
+    #[arg(long = "timeout", value_name = "TIME", default_value = "30s")]
+    pub timeout: String,
+
+    /// Connect timeout.
+    #[arg(long = "connect-timeout", value_name = "TIME", default_value = "10s")]
+    pub connect_timeout: String,
+
+    /// Write the JSON result (the yace.result.v1 contract) to FILE.
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// No live progress line on stderr.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+
+    /// Print the resolved plan as JSON and exit without sending anything.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port to listen on (0: any free port).
+    #[arg(short = 'p', long = "port", default_value_t = 8080)]
+    pub port: u16,
+
+    /// Address to bind.
+    #[arg(long = "bind", default_value = "127.0.0.1")]
+    pub bind: String,
+
+    /// Server threads (default: one per CPU).
+    #[arg(short = 't', long = "threads", default_value_t = 0)]
+    pub threads: usize,
+}

@@ -1,0 +1,41 @@
+//! Facts about the client machine, recorded in every result.
+
+use stats::Environment;
+use std::net::SocketAddr;
+
+fn read_trimmed(path: &str) -> String {
+    std::fs::read_to_string(path)
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default()
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_owned())
+        })
+        .unwrap_or_default()
+}
+
+pub fn cpus() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+pub fn collect(addr: SocketAddr, embedded: bool) -> Environment {
+    Environment {
+        hostname: read_trimmed("/proc/sys/kernel/hostname"),
+        os: std::env::consts::OS.to_owned(),
+        kernel: read_trimmed("/proc/sys/kernel/osrelease"),
+        cpus: cpus(),
+        cpu_model: cpu_model(),
+        target_is_local: addr.ip().is_loopback() || addr.ip().is_unspecified(),
+        embedded_target: embedded,
+        address: addr.to_string(),
+    }
+}

@@ -1,0 +1,59 @@
+//! Number formatting shared by the human-readable renderers.
+
+/// A duration given in microseconds, in the unit that keeps 3–4 digits:
+/// `84µs`, `1.25ms`, `2.31s`.
+pub fn duration_us(us: f64) -> String {
+    if us < 1000.0 {
+        format!("{us:.0}µs")
+    } else if us < 1_000_000.0 {
+        format!("{:.2}ms", us / 1000.0)
+    } else {
+        format!("{:.2}s", us / 1e6)
+    }
+}
+
+/// A count with thousands separators: `1,234,567`.
+pub fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Bytes in binary units: `512 B`, `1.50 KiB`, `12.3 MiB`.
+pub fn bytes(n: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{v:.0} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(duration_us(84.0), "84µs");
+        assert_eq!(duration_us(1250.0), "1.25ms");
+        assert_eq!(duration_us(2_310_000.0), "2.31s");
+        assert_eq!(count(0), "0");
+        assert_eq!(count(1234567), "1,234,567");
+        assert_eq!(count(100), "100");
+        assert_eq!(bytes(512.0), "512 B");
+        assert_eq!(bytes(1536.0), "1.50 KiB");
+    }
+}

@@ -1,0 +1,21 @@
+//! The JSON result: the versioned contract (`stats::SCHEMA`).
+
+use stats::RunResult;
+use std::io::{self, Write};
+
+/// Writes the result as pretty JSON followed by a newline.
+pub fn write(r: &RunResult, mut w: impl Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut w, r).map_err(io::Error::other)?;
+    w.write_all(b"\n")
+}
+
+/// Reads a result written by [`write`], checking its schema tag.
+pub fn read(text: &str) -> Result<RunResult, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    match v.get("schema").and_then(|s| s.as_str()) {
+        Some(stats::SCHEMA) => {}
+        Some(other) => return Err(format!("schema '{other}' is not '{}'", stats::SCHEMA)),
+        None => return Err("not a yace result (no \"schema\" field)".into()),
+    }
+    serde_json::from_value(v).map_err(|e| format!("does not match {}: {e}", stats::SCHEMA))
+}

@@ -1,0 +1,187 @@
+//! The terminal summary of a run.
+
+use crate::fmt::{bytes, count, duration_us};
+use engine::Outcome;
+use plan::Load;
+use stats::{EndReason, RunResult};
+use std::io::{self, Write};
+
+/// Percentiles shown in the summary (the JSON has more).
+const SHOWN: [f64; 7] = [50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99];
+
+fn model(r: &RunResult) -> String {
+    let p = &r.plan;
+    let conn = if p.keepalive {
+        "keep-alive"
+    } else {
+        "new connection per request"
+    };
+    match &p.load {
+        Load::Closed { connections } => format!(
+            "closed model: {connections} connections, {} threads, {conn}",
+            r.client.threads
+        ),
+        Load::Open {
+            stages,
+            max_inflight,
+        } => {
+            let peak = stages.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
+            format!(
+                "open model: up to {peak}/s, at most {max_inflight} in flight, {} threads, {conn}",
+                r.client.threads
+            )
+        }
+    }
+}
+
+fn end(r: &RunResult) -> &'static str {
+    match r.end.reason {
+        EndReason::Completed => "all requests done",
+        EndReason::Duration => "duration reached",
+        EndReason::Interrupted => "INTERRUPTED by Ctrl-C: partial result",
+        EndReason::Terminated => "TERMINATED by SIGTERM: partial result",
+    }
+}
+
+/// Writes the human summary of `r`.
+pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
+    let s = &r.summary;
+    writeln!(w, "{} {}", r.plan.request.method, r.plan.target.url)?;
+    writeln!(w, "  {}  ·  {:.2}s ({})", model(r), s.duration_s, end(r))?;
+    if let Some(sw) = &r.server_software {
+        writeln!(w, "  server: {sw}")?;
+    }
+    writeln!(w)?;
+    writeln!(
+        w,
+        "  Requests    {} started   {} responses   {:.1} responses/s",
+        count(s.requests),
+        count(s.responses),
+        s.rps
+    )?;
+    writeln!(
+        w,
+        "              {} errors   {} non-2xx   {} cancelled at end   {} retried",
+        count(s.errors),
+        count(s.non_2xx),
+        count(s.cancelled),
+        count(s.retries)
+    )?;
+    writeln!(
+        w,
+        "  Transfer    in {} ({}/s)   out {}   bodies {}",
+        bytes(s.bytes_in as f64),
+        bytes(s.bytes_in_per_s),
+        bytes(s.bytes_out as f64),
+        bytes(s.body_bytes as f64)
+    )?;
+    let b = &s.body_length;
+    if let Some(first) = b.first {
+        if b.varied > 0 {
+            writeln!(
+                w,
+                "  Body        {first} bytes first; length varied in {} responses ({}–{} bytes): \
+                 information, not failure",
+                count(b.varied),
+                b.min,
+                b.max
+            )?;
+        } else {
+            writeln!(w, "  Body        {first} bytes, every response")?;
+        }
+    }
+    writeln!(w)?;
+    let l = &s.latency;
+    if l.count > 0 {
+        let what = if s.service.is_some() {
+            "Latency (from intended send time; coordinated omission corrected)"
+        } else {
+            "Latency"
+        };
+        writeln!(w, "  {what}")?;
+        writeln!(
+            w,
+            "    min {}   mean {}   stdev {}   max {}",
+            duration_us(l.min_us),
+            duration_us(l.mean_us),
+            duration_us(l.stdev_us),
+            duration_us(l.max_us)
+        )?;
+        let ps: Vec<String> = SHOWN
+            .iter()
+            .filter_map(|&p| l.at(p).map(|v| format!("p{p} {}", duration_us(v))))
+            .collect();
+        writeln!(w, "    {}", ps.join("   "))?;
+        if let Some(sv) = &s.service {
+            writeln!(
+                w,
+                "  Service time (from actual send)   mean {}   p50 {}   p99 {}   max {}",
+                duration_us(sv.mean_us),
+                duration_us(sv.at(50.0).unwrap_or(0.0)),
+                duration_us(sv.at(99.0).unwrap_or(0.0)),
+                duration_us(sv.max_us)
+            )?;
+        }
+        writeln!(
+            w,
+            "  Phases      connect {} / {}   wait (to first byte) {} / {}   (mean / p99 per request)",
+            duration_us(s.connect.mean_us),
+            duration_us(s.connect.at(99.0).unwrap_or(0.0)),
+            duration_us(s.wait.mean_us),
+            duration_us(s.wait.at(99.0).unwrap_or(0.0)),
+        )?;
+        if s.handshake.count > 0 {
+            writeln!(
+                w,
+                "  Connections {} opened, TCP handshake mean {} / p99 {}",
+                count(s.connections_opened),
+                duration_us(s.handshake.mean_us),
+                duration_us(s.handshake.at(99.0).unwrap_or(0.0)),
+            )?;
+        }
+    } else {
+        writeln!(w, "  Latency     no complete responses")?;
+    }
+    writeln!(w)?;
+    if !r.statuses.is_empty() {
+        let st: Vec<String> = r
+            .statuses
+            .iter()
+            .map(|(code, n)| format!("{code}: {}", count(*n)))
+            .collect();
+        writeln!(w, "  Status      {}", st.join("   "))?;
+    }
+    let failures: Vec<(Outcome, u64)> = r
+        .outcomes
+        .iter()
+        .filter(|(o, n)| o.is_error() && **n > 0)
+        .map(|(o, n)| (*o, *n))
+        .collect();
+    if failures.is_empty() {
+        writeln!(w, "  Errors      none")?;
+    } else {
+        writeln!(w, "  Errors")?;
+        let mut sorted = failures;
+        sorted.sort_by_key(|f| std::cmp::Reverse(f.1));
+        for (o, n) in sorted {
+            writeln!(w, "    {:<24} {:>10}   {}", o.name(), count(n), o.explain())?;
+        }
+    }
+    let c = &r.client;
+    writeln!(
+        w,
+        "  Client      {} threads, {:.2} CPU-s, busiest thread {:.0}% busy{}",
+        c.threads,
+        c.cpu_s,
+        c.busiest_thread * 100.0,
+        if c.saturated {
+            " (SATURATED)"
+        } else {
+            " (not the bottleneck)"
+        }
+    )?;
+    for warning in &r.warnings {
+        writeln!(w, "  warning: {warning}")?;
+    }
+    Ok(())
+}
