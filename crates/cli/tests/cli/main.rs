@@ -1,0 +1,85 @@
+//! Integration tests: the real `yace` binary against the real embedded
+//! target on loopback, asserting on what the server saw and what yace
+//! reported. One test binary, topic modules (STYLE.md §12).
+
+mod errors;
+mod run;
+mod schema;
+mod signals;
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+pub fn yace() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_yace"))
+}
+
+pub fn server() -> target::Server {
+    target::Server::start(target::Config {
+        threads: 2,
+        ..Default::default()
+    })
+    .expect("start the embedded target")
+}
+
+/// The server's counters once they stop moving (connection tallies are
+/// flushed as connections end).
+pub fn settled(server: &target::Server) -> target::Stats {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let mut last = server.stats();
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = server.stats();
+        if now == last || Instant::now() > deadline {
+            return now;
+        }
+        last = now;
+    }
+}
+
+pub fn temp_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("yace-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Runs yace with `args` plus `--json FILE -q`; returns the output and the parsed result.
+pub fn run_json(name: &str, args: &[&str]) -> (Output, Value) {
+    let path = temp_path(&format!("{name}.json"));
+    let out = yace()
+        .arg("run")
+        .args(args)
+        .arg("--json")
+        .arg(&path)
+        .arg("-q")
+        .output()
+        .expect("run yace");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "no JSON result at {} ({e}); stderr: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let v: Value = serde_json::from_str(&text).expect("valid JSON");
+    (out, v)
+}
+
+pub fn u(v: &Value, path: &str) -> u64 {
+    let mut cur = v;
+    for key in path.split('.') {
+        cur = &cur[key];
+    }
+    cur.as_u64()
+        .unwrap_or_else(|| panic!("{path} is not a number: {cur}"))
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
