@@ -27,6 +27,19 @@ pub fn cpus() -> usize {
         .unwrap_or(1)
 }
 
+/// CPUs in this process's affinity mask (`taskset`).
+fn cpus_allowed() -> usize {
+    // SAFETY: a zeroed cpu_set_t is valid; sched_getaffinity fills it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            libc::CPU_COUNT(&set) as usize
+        } else {
+            cpus()
+        }
+    }
+}
+
 pub fn collect(addr: SocketAddr, embedded: bool) -> Environment {
     Environment {
         hostname: read_trimmed("/proc/sys/kernel/hostname"),
@@ -37,5 +50,6 @@ pub fn collect(addr: SocketAddr, embedded: bool) -> Environment {
         target_is_local: addr.ip().is_loopback() || addr.ip().is_unspecified(),
         embedded_target: embedded,
         address: addr.to_string(),
+        cpus_allowed: cpus_allowed(),
     }
 }

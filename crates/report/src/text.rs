@@ -18,8 +18,8 @@ fn model(r: &RunResult) -> String {
     };
     match &p.load {
         Load::Closed { connections } => format!(
-            "closed model: {connections} connections, {} threads, {conn}",
-            r.client.threads
+            "closed model: {connections} connections, {}, {conn}",
+            threads(r.client.threads)
         ),
         Load::Open {
             stages,
@@ -27,10 +27,18 @@ fn model(r: &RunResult) -> String {
         } => {
             let peak = stages.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
             format!(
-                "open model: up to {peak}/s, at most {max_inflight} in flight, {} threads, {conn}",
-                r.client.threads
+                "open model: up to {peak}/s, at most {max_inflight} in flight, {}, {conn}",
+                threads(r.client.threads)
             )
         }
+    }
+}
+
+fn threads(n: usize) -> String {
+    if n == 1 {
+        "1 thread".into()
+    } else {
+        format!("{n} threads")
     }
 }
 
@@ -170,8 +178,8 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
     let c = &r.client;
     writeln!(
         w,
-        "  Client      {} threads, {:.2} CPU-s, busiest thread {:.0}% busy{}",
-        c.threads,
+        "  Client      {}, {:.2} CPU-s, busiest thread {:.0}% busy{}",
+        threads(c.threads),
         c.cpu_s,
         c.busiest_thread * 100.0,
         if c.saturated {

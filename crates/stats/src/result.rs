@@ -57,6 +57,8 @@ pub struct Environment {
     pub embedded_target: bool,
     /// The resolved address connections went to.
     pub address: String,
+    /// CPUs this process was allowed to run on (fewer than `cpus` when pinned).
+    pub cpus_allowed: usize,
 }
 
 /// Why and how the run ended.
@@ -191,12 +193,13 @@ impl RunResult {
         if saturated {
             warnings.push(format!(
                 "the load generator was saturated: its busiest thread was on CPU {:.0}% of the \
-                 time, so these figures may measure the client rather than the server; add \
-                 threads (-t) or client machines",
+                 time, so the client may have limited the rate; add threads (-t) or client \
+                 machines",
                 f.busiest_thread * 100.0
             ));
         }
-        if f.environment.target_is_local {
+        let e = &f.environment;
+        if e.target_is_local && e.cpus_allowed >= e.cpus && e.cpus > 1 {
             warnings.push(
                 "client and server share this machine's CPUs: pin them apart (taskset) for \
                  figures that mean something"

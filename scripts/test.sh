@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# yace's test command (the README's second command, and what CI runs).
+# It does its own set-up on a fresh Debian machine: system packages the
+# tests and the benchmark smoke test need, then the crates (cargo fetches
+# them), then every gate: format, lints, tests, benchmark smoke.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\n== %s\n' "$*"; }
+
+# --- system packages -------------------------------------------------------
+need=()
+command -v nginx >/dev/null 2>&1 || need+=(nginx-light)
+command -v wrk >/dev/null 2>&1 || need+=(wrk)
+[ -x /usr/bin/time ] || need+=(time)
+command -v taskset >/dev/null 2>&1 || need+=(util-linux)
+command -v pgrep >/dev/null 2>&1 || need+=(procps)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  # policy-rc.d keeps Debian from starting the system nginx on port 80.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod +x /usr/sbin/policy-rc.d
+  fi
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# --- Rust toolchain (pinned in rust-toolchain.toml; rustup has it) ---------
+if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+log "format"
+cargo fmt --all -- --check
+
+log "lints (clippy, warnings denied)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+log "tests"
+cargo test --workspace --locked
+
+log "benchmark smoke test (bench/run.sh, QUICK=1: proves the script works; ratios need a quiet machine)"
+QUICK=1 QUIET_WAIT=5 bench/run.sh
+
+log "all gates passed"
