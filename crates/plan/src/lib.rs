@@ -93,7 +93,10 @@ pub struct Timeouts {
 
 impl Default for Timeouts {
     fn default() -> Self {
-        Timeouts { connect: DEFAULT_CONNECT_TIMEOUT, request: DEFAULT_REQUEST_TIMEOUT }
+        Timeouts {
+            connect: DEFAULT_CONNECT_TIMEOUT,
+            request: DEFAULT_REQUEST_TIMEOUT,
+        }
     }
 }
 
@@ -156,7 +159,12 @@ impl PlanBuilder {
     }
 
     /// Records a problem and carries on, so the user sees all of them at once.
-    pub fn error(&mut self, source: impl Into<String>, problem: impl Into<String>, hint: Option<&str>) {
+    pub fn error(
+        &mut self,
+        source: impl Into<String>,
+        problem: impl Into<String>,
+        hint: Option<&str>,
+    ) {
         self.errors.push(InputError {
             source: source.into(),
             problem: problem.into(),
@@ -192,10 +200,18 @@ impl PlanBuilder {
                 self.error("-n/--requests", "must be at least 1", None);
             }
             if p.stop.duration == Some(Duration::ZERO) {
-                self.error("-d/--duration", "must be longer than 0s", Some("e.g. -d 30s"));
+                self.error(
+                    "-d/--duration",
+                    "must be longer than 0s",
+                    Some("e.g. -d 30s"),
+                );
             }
             if p.timeouts.request.is_zero() {
-                self.error("--timeout", "must be longer than 0s", Some("e.g. --timeout 30s"));
+                self.error(
+                    "--timeout",
+                    "must be longer than 0s",
+                    Some("e.g. --timeout 30s"),
+                );
             }
             if p.timeouts.connect.is_zero() {
                 self.error("--connect-timeout", "must be longer than 0s", None);
@@ -212,7 +228,10 @@ impl PlanBuilder {
 pub fn parse_duration(source: &str, s: &str) -> Result<Duration, InputError> {
     let t = s.trim();
     let r = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        t.parse::<f64>().ok().filter(|v| v.is_finite()).map(Duration::from_secs_f64)
+        t.parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .map(Duration::from_secs_f64)
     } else {
         humantime::parse_duration(t).ok()
     };
@@ -293,11 +312,23 @@ mod tests {
 
     #[test]
     fn durations_accept_units_and_bare_seconds() {
-        assert_eq!(parse_duration("-d", "30s").unwrap(), Duration::from_secs(30));
-        assert_eq!(parse_duration("-d", "2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("-d", "250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(
+            parse_duration("-d", "30s").unwrap(),
+            Duration::from_secs(30)
+        );
+        assert_eq!(
+            parse_duration("-d", "2m").unwrap(),
+            Duration::from_secs(120)
+        );
+        assert_eq!(
+            parse_duration("-d", "250ms").unwrap(),
+            Duration::from_millis(250)
+        );
         assert_eq!(parse_duration("-d", "5").unwrap(), Duration::from_secs(5));
-        assert_eq!(parse_duration("-d", "1.5").unwrap(), Duration::from_millis(1500));
+        assert_eq!(
+            parse_duration("-d", "1.5").unwrap(),
+            Duration::from_millis(1500)
+        );
         let e = parse_duration("-d", "soon").unwrap_err();
         assert!(e.to_string().contains("-d: 'soon' is not a duration"));
     }

@@ -34,7 +34,9 @@ impl RequestSpec {
     }
 
     fn has_header(&self, name: &str) -> bool {
-        self.headers.iter().any(|h| h.name.eq_ignore_ascii_case(name))
+        self.headers
+            .iter()
+            .any(|h| h.name.eq_ignore_ascii_case(name))
     }
 
     /// True for methods whose responses never carry a body (RFC 9110 §9.3.2).
@@ -103,23 +105,35 @@ mod tests {
     fn get_with_defaults() {
         let r = RequestSpec::new("GET", vec![], vec![]);
         let s = String::from_utf8(r.encode(&target(), true)).unwrap();
-        assert!(s.starts_with("GET /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"), "{s}");
+        assert!(
+            s.starts_with("GET /a?b=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"),
+            "{s}"
+        );
         assert!(s.ends_with("Accept: */*\r\n\r\n"), "{s}");
         assert!(!s.contains("Connection"));
     }
 
     #[test]
     fn post_body_and_close() {
-        let h = vec![Header { name: "Content-Type".into(), value: "application/json".into() }];
+        let h = vec![Header {
+            name: "Content-Type".into(),
+            value: "application/json".into(),
+        }];
         let r = RequestSpec::new("POST", h, b"{}".to_vec());
         let s = String::from_utf8(r.encode(&target(), false)).unwrap();
         assert!(s.contains("Connection: close\r\n"));
-        assert!(s.contains("Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"), "{s}");
+        assert!(
+            s.contains("Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"),
+            "{s}"
+        );
     }
 
     #[test]
     fn user_headers_override_defaults() {
-        let h = vec![Header { name: "host".into(), value: "example.test".into() }];
+        let h = vec![Header {
+            name: "host".into(),
+            value: "example.test".into(),
+        }];
         let r = RequestSpec::new("GET", h, vec![]);
         let s = String::from_utf8(r.encode(&target(), true)).unwrap();
         assert_eq!(s.matches("ost: ").count(), 1, "{s}");

@@ -61,7 +61,11 @@ impl Schedule {
             n += (s.from + s.to) / 2.0 * s.duration.as_secs_f64();
         }
         starts.push(n);
-        Schedule::Open { stages, starts, limit }
+        Schedule::Open {
+            stages,
+            starts,
+            limit,
+        }
     }
 
     /// Total requests the schedule will ever issue, if it is finite.
@@ -84,7 +88,11 @@ impl Schedule {
                 Some(l) if k >= *l => Due::End,
                 _ => Due::Now,
             },
-            Schedule::Open { stages, starts, limit } => {
+            Schedule::Open {
+                stages,
+                starts,
+                limit,
+            } => {
                 if limit.is_some_and(|l| k >= l) {
                     return Due::End;
                 }
@@ -133,12 +141,17 @@ pub struct WorkerSchedule {
 impl WorkerSchedule {
     pub fn new(schedule: Schedule, worker: usize, threads: usize) -> Self {
         assert!(worker < threads, "worker index out of range");
-        WorkerSchedule { schedule, worker: worker as u64, threads: threads as u64 }
+        WorkerSchedule {
+            schedule,
+            worker: worker as u64,
+            threads: threads as u64,
+        }
     }
 
     /// When this worker's `j`-th request is due.
     pub fn due(&self, j: u64) -> Due {
-        self.schedule.due(j.saturating_mul(self.threads).saturating_add(self.worker))
+        self.schedule
+            .due(j.saturating_mul(self.threads).saturating_add(self.worker))
     }
 
     /// True when every request of this worker can start immediately.
@@ -152,7 +165,11 @@ mod tests {
     use super::*;
 
     fn constant(rate: f64, secs: f64) -> RateStage {
-        RateStage { duration: Duration::from_secs_f64(secs), from: rate, to: rate }
+        RateStage {
+            duration: Duration::from_secs_f64(secs),
+            from: rate,
+            to: rate,
+        }
     }
 
     fn count(s: &Schedule) -> u64 {
@@ -161,9 +178,15 @@ mod tests {
 
     #[test]
     fn open_counts_are_exact() {
-        assert_eq!(count(&Schedule::open(vec![constant(100.0, 1.0)], None)), 100);
+        assert_eq!(
+            count(&Schedule::open(vec![constant(100.0, 1.0)], None)),
+            100
+        );
         assert_eq!(count(&Schedule::open(vec![constant(1.75, 2.0)], None)), 4);
-        assert_eq!(count(&Schedule::open(vec![constant(200.0, 10.0)], None)), 2000);
+        assert_eq!(
+            count(&Schedule::open(vec![constant(200.0, 10.0)], None)),
+            2000
+        );
         let s = Schedule::open(vec![constant(1.75, 2.0)], None);
         assert_eq!(s.total(), Some(4));
         assert_eq!(s.due(3), Due::At(1_714_285_714));
@@ -180,7 +203,11 @@ mod tests {
     fn ramp_is_quadratic_and_exact() {
         // 0 → 100/s over 10 s: N(10) = 500 requests, N(t) = 5t².
         let s = Schedule::open(
-            vec![RateStage { duration: Duration::from_secs(10), from: 0.0, to: 100.0 }],
+            vec![RateStage {
+                duration: Duration::from_secs(10),
+                from: 0.0,
+                to: 100.0,
+            }],
             None,
         );
         assert_eq!(count(&s), 500);
@@ -200,16 +227,26 @@ mod tests {
     fn stages_chain_and_times_increase() {
         let s = Schedule::open(
             vec![
-                RateStage { duration: Duration::from_secs(2), from: 0.0, to: 10.0 },
+                RateStage {
+                    duration: Duration::from_secs(2),
+                    from: 0.0,
+                    to: 10.0,
+                },
                 constant(10.0, 3.0),
-                RateStage { duration: Duration::from_secs(2), from: 10.0, to: 0.0 },
+                RateStage {
+                    duration: Duration::from_secs(2),
+                    from: 10.0,
+                    to: 0.0,
+                },
             ],
             None,
         );
         assert_eq!(count(&s), 10 + 30 + 10);
         let mut last = 0;
         for k in 0..50 {
-            let Due::At(t) = s.due(k) else { panic!("k={k} not due") };
+            let Due::At(t) = s.due(k) else {
+                panic!("k={k} not due")
+            };
             assert!(t >= last, "k={k}: {t} < {last}");
             last = t;
         }

@@ -38,8 +38,11 @@ pub enum TargetError {
 impl Target {
     /// Parses a URL; a missing scheme means `http://` (as in ab and curl).
     pub fn parse(input: &str) -> Result<Target, TargetError> {
-        let with_scheme =
-            if input.contains("://") { input.to_owned() } else { format!("http://{input}") };
+        let with_scheme = if input.contains("://") {
+            input.to_owned()
+        } else {
+            format!("http://{input}")
+        };
         let u = url::Url::parse(&with_scheme)
             .map_err(|e| TargetError::Invalid(input.to_owned(), e.to_string()))?;
         let scheme = match u.scheme() {
@@ -59,10 +62,24 @@ impl Target {
             path.push('?');
             path.push_str(q);
         }
-        let host_part = if host.contains(':') { format!("[{host}]") } else { host.clone() };
-        let host_header =
-            if port == default_port { host_part } else { format!("{host_part}:{port}") };
-        Ok(Target { url: u.to_string(), scheme, host, port, path, host_header })
+        let host_part = if host.contains(':') {
+            format!("[{host}]")
+        } else {
+            host.clone()
+        };
+        let host_header = if port == default_port {
+            host_part
+        } else {
+            format!("{host_part}:{port}")
+        };
+        Ok(Target {
+            url: u.to_string(),
+            scheme,
+            host,
+            port,
+            path,
+            host_header,
+        })
     }
 }
 
@@ -97,7 +114,13 @@ mod tests {
 
     #[test]
     fn rejects_other_schemes() {
-        assert!(matches!(Target::parse("ftp://x/"), Err(TargetError::Scheme(..))));
-        assert!(matches!(Target::parse("http://"), Err(TargetError::Invalid(..))));
+        assert!(matches!(
+            Target::parse("ftp://x/"),
+            Err(TargetError::Scheme(..))
+        ));
+        assert!(matches!(
+            Target::parse("http://"),
+            Err(TargetError::Invalid(..))
+        ));
     }
 }
