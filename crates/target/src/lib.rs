@@ -49,6 +49,10 @@
 //!
 //! Bodies of `/bytes`, `/vary` and `/chunked` are a repeating printable
 //! 64-byte pattern.
+//!
+//! The package also builds a standalone `yace-target [ADDR] [THREADS]`
+//! binary that runs [`serve_foreground`], for pointing other load generators
+//! at the same server.
 
 mod conn;
 mod http;
@@ -64,12 +68,11 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpSocket};
-use tokio::sync::watch;
 
 pub use stats::Stats;
 
-/// How long [`Server::shutdown`] lets the runtime wind down before leaving
-/// any task that still has not stopped behind.
+/// How long shutting the runtime down may take before the tasks that have
+/// not stopped are left behind.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 const LISTEN_BACKLOG: u32 = 4096;
 
@@ -104,7 +107,10 @@ pub(crate) struct Shared {
 pub struct Server {
     addr: SocketAddr,
     shared: Arc<Shared>,
-    stop: watch::Sender<bool>,
+    /// Dropping it (or sending) tells the server thread to stop.
+    stop: Option<mpsc::Sender<()>>,
+    /// Signalled by the server thread when its runtime is gone.
+    stopped: mpsc::Receiver<()>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -128,7 +134,8 @@ impl Server {
             counters: stats::Counters::new(),
             sessions: Default::default(),
         });
-        let (stop, stopped) = watch::channel(false);
+        let (stop, stop_rx) = mpsc::channel();
+        let (stopped_tx, stopped) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::sync_channel(1);
         let thread_shared = shared.clone();
         // The runtime is built, driven and dropped on a thread of its own:
@@ -154,8 +161,15 @@ impl Server {
                     }
                 };
                 let _ = ready_tx.send(listener.local_addr());
-                rt.block_on(accept_loop(listener, thread_shared, stopped));
+                rt.spawn(accept_loop(listener, thread_shared));
+                // Waiting on a plain channel rather than inside the runtime means
+                // stopping never depends on a wake-up reaching a runtime thread.
+                let _ = stop_rx.recv();
+                // Cancels every task at its next await (the accept loop, which
+                // closes the listener, and every connection, idle or not) and
+                // gives up on any that do not finish within the grace period.
                 rt.shutdown_timeout(SHUTDOWN_GRACE);
+                let _ = stopped_tx.send(());
             })?;
         let addr = ready_rx
             .recv()
@@ -164,7 +178,8 @@ impl Server {
             Ok(addr) => Ok(Server {
                 addr,
                 shared,
-                stop,
+                stop: Some(stop),
+                stopped,
                 thread: Some(thread),
             }),
             Err(e) => {
@@ -204,15 +219,27 @@ impl Server {
     }
 
     /// Stops accepting, ends every connection (in-flight requests are
-    /// abandoned) and joins the server's threads.
+    /// abandoned) and joins the server's threads. Bounded: should the runtime
+    /// fail to wind down, its threads are left behind after a few seconds
+    /// rather than hanging the caller.
     pub fn shutdown(mut self) {
         self.stop_and_join();
     }
 
     fn stop_and_join(&mut self) {
-        let _ = self.stop.send(true);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+        drop(self.stop.take());
+        let Some(thread) = self.thread.take() else {
+            return;
+        };
+        match self
+            .stopped
+            .recv_timeout(SHUTDOWN_GRACE + Duration::from_secs(1))
+        {
+            // Disconnected: the thread ended without signalling (a panic).
+            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let _ = thread.join();
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
     }
 }
@@ -236,18 +263,9 @@ fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
     socket.listen(LISTEN_BACKLOG)
 }
 
-async fn accept_loop(
-    listener: TcpListener,
-    shared: Arc<Shared>,
-    mut stopped: watch::Receiver<bool>,
-) {
+async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     loop {
-        let accepted = tokio::select! {
-            biased;
-            _ = stopped.wait_for(|&s| s) => return,
-            accepted = listener.accept() => accepted,
-        };
-        let stream = match accepted {
+        let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(_) => {
                 // Out of file descriptors and the like: back off instead of
@@ -258,28 +276,17 @@ async fn accept_loop(
         };
         shared.counters.connection_accepted();
         let _ = stream.set_nodelay(true);
-        let shared = shared.clone();
-        let mut stopped = stopped.clone();
-        tokio::spawn(async move {
-            tokio::select! {
-                biased;
-                () = conn::serve(stream, shared) => {}
-                _ = stopped.wait_for(|&s| s) => {}
-            }
-        });
+        tokio::spawn(conn::serve(stream, shared.clone()));
     }
 }
 
 /// Serves in the foreground until SIGINT or SIGTERM (for `yace serve`).
 ///
 /// Prints `yace serve: listening on http://ADDR/` to stdout once the socket
-/// is bound and the signal handlers are in place, so a supervisor that waits
+/// is bound and the signals are being watched, so a supervisor that waits
 /// for that line can signal right away.
 pub fn serve_foreground(config: Config) -> io::Result<()> {
-    let signals = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let stop = signals.block_on(async { StopSignal::install() })?;
+    let signals = signal::StopSignals::block()?;
     let server = Server::start(config)?;
     let mut out = io::stdout().lock();
     writeln!(
@@ -289,45 +296,78 @@ pub fn serve_foreground(config: Config) -> io::Result<()> {
     )?;
     out.flush()?;
     drop(out);
-    signals.block_on(stop.wait());
+    signals.wait();
     server.shutdown();
     Ok(())
 }
 
 #[cfg(unix)]
-struct StopSignal {
-    interrupt: tokio::signal::unix::Signal,
-    terminate: tokio::signal::unix::Signal,
-}
+mod signal {
+    use std::io;
 
-#[cfg(unix)]
-impl StopSignal {
-    fn install() -> io::Result<StopSignal> {
-        use tokio::signal::unix::{signal, SignalKind};
-        Ok(StopSignal {
-            interrupt: signal(SignalKind::interrupt())?,
-            terminate: signal(SignalKind::terminate())?,
-        })
+    /// SIGINT and SIGTERM, blocked in the calling thread, and so in every
+    /// thread it spawns afterwards (the server's), and taken synchronously
+    /// with `sigwait`: nothing then depends on a handler, a self-pipe or a
+    /// runtime wake-up for the signal to be seen.
+    pub(crate) struct StopSignals {
+        set: libc::sigset_t,
+        previous: libc::sigset_t,
     }
 
-    async fn wait(mut self) {
-        tokio::select! {
-            _ = self.interrupt.recv() => {}
-            _ = self.terminate.recv() => {}
+    impl StopSignals {
+        pub(crate) fn block() -> io::Result<StopSignals> {
+            // SAFETY: sigset_t is plain data that sigemptyset initialises;
+            // every pointer passed is to a live local or field.
+            unsafe {
+                let mut set: libc::sigset_t = std::mem::zeroed();
+                let mut previous: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut set);
+                libc::sigaddset(&mut set, libc::SIGINT);
+                libc::sigaddset(&mut set, libc::SIGTERM);
+                let rc = libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut previous);
+                if rc != 0 {
+                    return Err(io::Error::from_raw_os_error(rc));
+                }
+                Ok(StopSignals { set, previous })
+            }
+        }
+
+        pub(crate) fn wait(self) {
+            let mut sig = 0;
+            // SAFETY: set is initialised; sig is a valid out-pointer.
+            // sigwait only fails for an invalid set, so a failure returns
+            // at once rather than serving forever.
+            unsafe { libc::sigwait(&self.set, &mut sig) };
+        }
+    }
+
+    impl Drop for StopSignals {
+        fn drop(&mut self) {
+            // SAFETY: restores the mask saved by `block` for this thread.
+            unsafe {
+                libc::pthread_sigmask(libc::SIG_SETMASK, &self.previous, std::ptr::null_mut())
+            };
         }
     }
 }
 
 #[cfg(not(unix))]
-struct StopSignal;
+mod signal {
+    use std::io;
 
-#[cfg(not(unix))]
-impl StopSignal {
-    fn install() -> io::Result<StopSignal> {
-        Ok(StopSignal)
-    }
+    pub(crate) struct StopSignals(tokio::runtime::Runtime);
 
-    async fn wait(self) {
-        let _ = tokio::signal::ctrl_c().await;
+    impl StopSignals {
+        pub(crate) fn block() -> io::Result<StopSignals> {
+            Ok(StopSignals(
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?,
+            ))
+        }
+
+        pub(crate) fn wait(self) {
+            let _ = self.0.block_on(tokio::signal::ctrl_c());
+        }
     }
 }
