@@ -22,7 +22,15 @@ fn stats_match_exactly_what_was_sent() {
     let addr = server.local_addr();
     let mut wire = 0;
     let mut a = Client::connect(addr);
-    for path in ["/", "/", "/", "/bytes/200000", "/nope", "/status/503", "/vary"] {
+    for path in [
+        "/",
+        "/",
+        "/",
+        "/bytes/200000",
+        "/nope",
+        "/status/503",
+        "/vary",
+    ] {
         wire += a.get(path).wire_len;
     }
     a.send("HEAD / HTTP/1.1\r\n\r\nGET /chunked HTTP/1.1\r\n\r\n");
@@ -112,7 +120,9 @@ fn shutdown_is_prompt_with_open_connections() {
         server.shutdown();
         let _ = done.send(());
     });
-    finished.recv_timeout(Duration::from_secs(1)).expect("shutdown returns within 1 s");
+    finished
+        .recv_timeout(Duration::from_secs(1))
+        .expect("shutdown returns within 1 s");
     assert!(idle.closed(), "idle connection left open");
     assert!(
         TcpStream::connect(addr).is_err(),
