@@ -2,12 +2,14 @@
 
 use crate::args::RunArgs;
 use crate::{environment, exit, signals, Failure};
+use engine::Sink;
 use plan::{
     parse_count, parse_duration, Header, InputErrors, Load, Plan, PlanBuilder, RateStage,
     RequestSpec, Stop, Target, Timeouts, DEFAULT_DURATION,
 };
-use stats::{EndReason, Recorder, RunFacts, RunResult, Series, Totals};
+use stats::{EndReason, Recorder, RunFacts, RunResult, SecondRow, Series, Totals};
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -147,29 +149,41 @@ pub fn plan_from(a: &RunArgs, url: &str) -> Result<Plan, InputErrors> {
             connect: connect_timeout.unwrap_or_default(),
             request: timeout.unwrap_or_default(),
         },
+        socket: Default::default(),
     };
     b.finish(Some(plan))
 }
 
-/// Runs the command; returns the exit code.
-pub fn run(a: RunArgs) -> Result<u8, Failure> {
-    signals::install();
-    let embedded = match &a.url {
+/// A plan ready to run: the target is up (embedded or probed) and resolved.
+pub struct Prepared {
+    pub plan: Plan,
+    pub url: String,
+    pub addr: std::net::SocketAddr,
+    pub embedded: Option<target::Server>,
+}
+
+/// Starts the embedded target if there is no URL, builds the plan, resolves
+/// the target and checks that something listens there.
+pub fn prepare(
+    url: Option<&str>,
+    build: impl FnOnce(&str) -> Result<Plan, InputErrors>,
+    dry_run: bool,
+) -> Result<Option<Prepared>, Failure> {
+    let embedded = match url {
         Some(_) => None,
         None => Some(
             target::Server::start(target::Config::default())
                 .map_err(|e| Failure::runtime(format!("cannot start the embedded target: {e}")))?,
         ),
     };
-    let url = a
-        .url
-        .clone()
+    let url = url
+        .map(str::to_owned)
         .unwrap_or_else(|| embedded.as_ref().map(|s| s.url()).unwrap_or_default());
-    let plan = plan_from(&a, &url).map_err(|e| Failure::usage(e.to_string()))?;
-    if a.dry_run {
+    let plan = build(&url).map_err(|e| Failure::usage(e.to_string()))?;
+    if dry_run {
         let text = serde_json::to_string_pretty(&plan).expect("plan serializes");
         println!("{text}");
-        return Ok(exit::OK);
+        return Ok(None);
     }
     if embedded.is_some() {
         eprintln!(
@@ -184,43 +198,67 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
              there? check the host and port)"
         )));
     }
-    let mut json_out = match &a.json {
-        Some(p) => Some(std::fs::File::create(p).map_err(|e| {
+    Ok(Some(Prepared {
+        plan,
+        url,
+        addr,
+        embedded,
+    }))
+}
+
+/// Creates an output file before the run, so a bad path fails before any load.
+pub fn create_output(flag: &str, path: Option<&Path>) -> Result<Option<std::fs::File>, Failure> {
+    path.map(|p| {
+        std::fs::File::create(p).map_err(|e| {
             Failure::usage(format!(
-                "--json {}: cannot create the file: {e} (check that its directory exists and is \
+                "{flag} {}: cannot create the file: {e} (check that its directory exists and is \
                  writable)",
                 p.display()
             ))
-        })?),
-        None => None,
-    };
+        })
+    })
+    .transpose()
+}
 
-    let threads = engine::effective_threads(&plan);
+/// What a finished (or interrupted) run leaves.
+pub struct Executed<X> {
+    pub result: RunResult,
+    pub signal: Option<i32>,
+    /// The extra sinks, one per worker, after the run.
+    pub extras: Vec<X>,
+}
+
+/// Runs a prepared plan. Each worker feeds a [`Recorder`] and the extra sink
+/// `extra(worker)` (use `None::<()>`-like `Option` sinks when there is none);
+/// `progress` sees the finished per-second rows about every 50 ms.
+pub fn execute<X: Sink>(
+    p: &Prepared,
+    extra: impl FnMut(usize) -> X,
+    mut progress: impl FnMut(&[SecondRow]),
+) -> Result<Executed<X>, Failure> {
+    signals::install();
+    let plan = &p.plan;
+    let threads = engine::effective_threads(plan);
     let series = Arc::new(Mutex::new(Series::new(threads)));
     let open = matches!(plan.load, Load::Open { .. });
-    let sinks: Vec<Recorder> = (0..threads)
+    let sinks: Vec<(Recorder, X)> = (0..threads)
         .map(|w| Recorder::new(w, open, series.clone()))
+        .zip((0..threads).map(extra))
         .collect();
     let stop = AtomicBool::new(false);
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    let live = !a.quiet && std::io::stderr().is_terminal();
     let epoch = engine::clock_ns();
+    let addr = p.addr;
     let outputs = std::thread::scope(|s| {
-        let h = s.spawn(|| engine::run(&plan, addr, sinks, epoch, &stop));
-        let mut shown = 0;
+        let h = s.spawn(|| engine::run(plan, addr, sinks, epoch, &stop));
         while !h.is_finished() {
             std::thread::sleep(Duration::from_millis(50));
             if signals::received().is_some() {
                 stop.store(true, Ordering::Relaxed);
             }
-            if live {
-                shown = progress(&series, shown);
-            }
+            progress(series.lock().unwrap_or_else(|e| e.into_inner()).rows());
         }
-        if live {
-            eprint!("\r\x1b[K");
-        }
-        h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+        h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
     })
     .map_err(|e| Failure::runtime(e.to_string()))?;
     // The run lasted until its last worker ended (not until threads were joined).
@@ -231,16 +269,17 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
     let mut busiest: f64 = 0.0;
     let mut opened = 0;
     let mut server_software = None;
-    for (rec, rep) in &outputs {
+    let mut extras = Vec::with_capacity(outputs.len());
+    for ((rec, x), rep) in outputs {
         totals.merge(&rec.totals);
         cpu_ns += rep.cpu_ns;
         busiest = busiest.max(rep.cpu_ns as f64 / rep.wall_ns.max(1) as f64);
         opened += rep.connections_opened;
         if server_software.is_none() {
-            server_software.clone_from(&rep.server);
+            server_software = rep.server;
         }
+        extras.push(x);
     }
-    drop(outputs);
     let rows = Arc::try_unwrap(series)
         .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
         .unwrap_or_else(|_| unreachable!("workers have ended"))
@@ -262,8 +301,8 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         &totals,
         rows,
         RunFacts {
-            environment: environment::collect(addr, embedded.is_some()),
-            plan,
+            environment: environment::collect(p.addr, p.embedded.is_some()),
+            plan: plan.clone(),
             started_at,
             duration_ns,
             reason,
@@ -274,29 +313,69 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
             server_software,
         },
     );
-    // A closed stdout (yace run | head) must not lose the JSON result.
-    let _ = report::text::summary(&result, std::io::stdout().lock());
-    if let (Some(f), Some(p)) = (json_out.as_mut(), &a.json) {
-        report::json::write(&result, std::io::BufWriter::new(f))
+    Ok(Executed {
+        result,
+        signal,
+        extras,
+    })
+}
+
+/// Writes the JSON result into the file created before the run.
+pub fn write_json(
+    result: &RunResult,
+    file: Option<std::fs::File>,
+    path: Option<&Path>,
+) -> Result<(), Failure> {
+    if let (Some(f), Some(p)) = (file, path) {
+        report::json::write(result, std::io::BufWriter::new(f))
             .map_err(|e| Failure::runtime(format!("--json {}: cannot write: {e}", p.display())))?;
         if result.end.partial {
             eprintln!("yace: partial result written to {}", p.display());
         }
     }
-    if let Some(server) = embedded {
-        server.shutdown();
-    }
-    Ok(match signal {
+    Ok(())
+}
+
+/// The exit code for how the run ended.
+pub fn exit_code(signal: Option<i32>) -> u8 {
+    match signal {
         Some(libc::SIGTERM) => exit::SIGTERM,
         Some(_) => exit::SIGINT,
         None => exit::OK,
-    })
+    }
+}
+
+/// Runs the command; returns the exit code.
+pub fn run(a: RunArgs) -> Result<u8, Failure> {
+    let Some(prepared) = prepare(a.url.as_deref(), |url| plan_from(&a, url), a.dry_run)? else {
+        return Ok(exit::OK);
+    };
+    let json_out = create_output("--json", a.json.as_deref())?;
+    let live = !a.quiet && std::io::stderr().is_terminal();
+    let mut shown = 0;
+    let done = execute(
+        &prepared,
+        |_| (),
+        |rows| {
+            if live {
+                shown = progress(rows, shown);
+            }
+        },
+    )?;
+    if live {
+        eprint!("\r\x1b[K");
+    }
+    // A closed stdout (yace run | head) must not lose the JSON result.
+    let _ = report::text::summary(&done.result, std::io::stdout().lock());
+    write_json(&done.result, json_out, a.json.as_deref())?;
+    if let Some(server) = prepared.embedded {
+        server.shutdown();
+    }
+    Ok(exit_code(done.signal))
 }
 
 /// Prints a one-line live view for each newly finished second.
-fn progress(series: &Mutex<Series>, shown: usize) -> usize {
-    let s = series.lock().unwrap_or_else(|e| e.into_inner());
-    let rows = s.rows();
+fn progress(rows: &[SecondRow], shown: usize) -> usize {
     if rows.len() == shown {
         return shown;
     }

@@ -41,8 +41,8 @@ pub fn resolve(plan: &Plan) -> Result<SocketAddr, EngineError> {
     if plan.target.scheme == Scheme::Https {
         return Err(EngineError::Unsupported("https"));
     }
-    let host = plan.target.host.as_str();
-    let mut addrs = (host, plan.target.port)
+    let (host, port) = plan.connect_to();
+    let mut addrs = (host, port)
         .to_socket_addrs()
         .map_err(|source| EngineError::Resolve {
             host: host.to_owned(),
@@ -86,7 +86,7 @@ pub fn run<S: Sink>(
 ) -> Result<Vec<(S, WorkerReport)>, EngineError> {
     let threads = sinks.len();
     assert!(threads >= 1, "at least one sink");
-    let request = plan.request.encode(&plan.target, plan.keepalive);
+    let request = plan.encode_request();
     let schedule = plan.schedule();
     let total_conns = plan.load.max_connections();
     let end_at = plan
@@ -100,6 +100,7 @@ pub fn run<S: Sink>(
                 total_conns / threads as u64 + u64::from((w as u64) < total_conns % threads as u64);
             let cfg = worker::WorkerConfig {
                 addr,
+                socket: &plan.socket,
                 request: &request,
                 head_request: plan.request.is_head(),
                 idempotent: plan.request.is_idempotent(),

@@ -158,6 +158,8 @@ pub struct Sample {
     pub body_len: u64,
     /// It went out on a connection that had served earlier requests.
     pub reused: bool,
+    /// The response let the connection be reused (HTTP keep-alive).
+    pub keep_alive: bool,
 }
 
 /// Where a worker pushes what happens. Called on the hot path: keep
@@ -175,4 +177,85 @@ pub trait Sink: Send {
     fn tick(&mut self, _now: u64) {}
     /// The worker is done; `now` is its end time. Flush anything pending.
     fn finish(&mut self, _now: u64) {}
+}
+
+/// Two sinks fed the same events (e.g. statistics plus a per-request log).
+impl<A: Sink, B: Sink> Sink for (A, B) {
+    #[inline]
+    fn record(&mut self, s: &Sample) {
+        self.0.record(s);
+        self.1.record(s);
+    }
+    fn connected(&mut self, nanos: u64) {
+        self.0.connected(nanos);
+        self.1.connected(nanos);
+    }
+    fn retried(&mut self) {
+        self.0.retried();
+        self.1.retried();
+    }
+    fn tick(&mut self, now: u64) {
+        self.0.tick(now);
+        self.1.tick(now);
+    }
+    fn finish(&mut self, now: u64) {
+        self.0.finish(now);
+        self.1.finish(now);
+    }
+}
+
+/// An optional sink: `None` costs one branch per event.
+impl<S: Sink> Sink for Option<S> {
+    #[inline]
+    fn record(&mut self, s: &Sample) {
+        if let Some(x) = self {
+            x.record(s);
+        }
+    }
+    fn connected(&mut self, nanos: u64) {
+        if let Some(x) = self {
+            x.connected(nanos);
+        }
+    }
+    fn retried(&mut self) {
+        if let Some(x) = self {
+            x.retried();
+        }
+    }
+    fn tick(&mut self, now: u64) {
+        if let Some(x) = self {
+            x.tick(now);
+        }
+    }
+    fn finish(&mut self, now: u64) {
+        if let Some(x) = self {
+            x.finish(now);
+        }
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for Box<S> {
+    #[inline]
+    fn record(&mut self, s: &Sample) {
+        (**self).record(s);
+    }
+    fn connected(&mut self, nanos: u64) {
+        (**self).connected(nanos);
+    }
+    fn retried(&mut self) {
+        (**self).retried();
+    }
+    fn tick(&mut self, now: u64) {
+        (**self).tick(now);
+    }
+    fn finish(&mut self, now: u64) {
+        (**self).finish(now);
+    }
+}
+
+/// The sink that ignores everything.
+impl Sink for () {
+    #[inline]
+    fn record(&mut self, _: &Sample) {}
+    fn connected(&mut self, _: u64) {}
 }

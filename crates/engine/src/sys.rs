@@ -75,9 +75,44 @@ pub enum Connecting {
     Pending,
 }
 
+fn set_int(fd: RawFd, level: libc::c_int, name: libc::c_int, value: libc::c_int) -> io::Result<()> {
+    // SAFETY: fd is ours; the value points to a c_int of the given size.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            &value as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    })
+    .map(|_| ())
+}
+
+/// Applies the plan's socket options before connecting.
+fn prepare(fd: RawFd, addr: &SocketAddr, opts: &plan::SocketOptions) -> io::Result<()> {
+    if let Some(size) = opts.buffer {
+        let size = size.min(i32::MAX as u32) as libc::c_int;
+        set_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, size)?;
+        set_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, size)?;
+    }
+    if let Some(ip) = opts.bind {
+        let (sa, len) = sockaddr(&SocketAddr::new(ip, 0));
+        if addr.is_ipv4() != ip.is_ipv4() {
+            return Err(io::Error::from_raw_os_error(libc::EAFNOSUPPORT));
+        }
+        // SAFETY: sa is a valid sockaddr of length len.
+        cvt(unsafe { libc::bind(fd, &sa as *const _ as *const libc::sockaddr, len) })?;
+    }
+    Ok(())
+}
+
 /// Creates a non-blocking TCP socket with Nagle off and starts connecting.
 /// On error the socket is closed and the errno returned.
-pub fn connect(addr: &SocketAddr) -> Result<(RawFd, Connecting), io::Error> {
+pub fn connect(
+    addr: &SocketAddr,
+    opts: &plan::SocketOptions,
+) -> Result<(RawFd, Connecting), io::Error> {
     let family = if addr.is_ipv4() {
         libc::AF_INET
     } else {
@@ -101,6 +136,10 @@ pub fn connect(addr: &SocketAddr) -> Result<(RawFd, Connecting), io::Error> {
             &one as *const _ as *const libc::c_void,
             std::mem::size_of::<libc::c_int>() as libc::socklen_t,
         );
+    }
+    if let Err(e) = prepare(fd, addr, opts) {
+        close(fd);
+        return Err(e);
     }
     let (sa, len) = sockaddr(addr);
     // SAFETY: sa is a valid sockaddr of length len.

@@ -32,6 +32,7 @@ const TICK: u64 = 100_000_000;
 #[derive(Debug)]
 pub(crate) struct WorkerConfig<'a> {
     pub addr: SocketAddr,
+    pub socket: &'a plan::SocketOptions,
     pub request: &'a [u8],
     pub head_request: bool,
     pub idempotent: bool,
@@ -287,7 +288,7 @@ impl<'a, S: Sink> Worker<'a, S> {
         let c = &mut self.conns[idx];
         c.connect_start = now;
         c.uses = 0;
-        match sys::connect(&self.cfg.addr) {
+        match sys::connect(&self.cfg.addr, self.cfg.socket) {
             Ok((fd, how)) => {
                 c.gen = c.gen.wrapping_add(1);
                 c.fd = fd;
@@ -550,6 +551,7 @@ impl<'a, S: Sink> Worker<'a, S> {
             bytes_out: c.written as u64,
             body_len: c.parser.body_len,
             reused: c.uses > 1 || (c.uses == 1 && outcome != Outcome::Response),
+            keep_alive: outcome == Outcome::Response && c.parser.keep_alive,
         };
         if c.fd >= 0 {
             c.st = St::Idle;

@@ -40,6 +40,25 @@ pub struct Plan {
     /// Reuse connections (HTTP/1.1 keep-alive). Off: one connection per request.
     pub keepalive: bool,
     pub timeouts: Timeouts,
+    #[serde(default)]
+    pub socket: SocketOptions,
+}
+
+/// How connections are made (ab's `-B`, `-b`, `-X`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SocketOptions {
+    /// Local address to bind before connecting.
+    pub bind: Option<std::net::IpAddr>,
+    /// TCP send and receive buffer size in bytes (SO_SNDBUF/SO_RCVBUF).
+    pub buffer: Option<u32>,
+    /// Send every request through this HTTP proxy (absolute-form request target).
+    pub proxy: Option<Proxy>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Proxy {
+    pub host: String,
+    pub port: u16,
 }
 
 /// How requests are generated.
@@ -101,6 +120,25 @@ impl Default for Timeouts {
 }
 
 impl Plan {
+    /// The bytes of every request: origin-form, or absolute-form through a proxy.
+    pub fn encode_request(&self) -> Vec<u8> {
+        if self.socket.proxy.is_some() {
+            let mut t = self.target.clone();
+            t.path = t.url.clone();
+            self.request.encode(&t, self.keepalive)
+        } else {
+            self.request.encode(&self.target, self.keepalive)
+        }
+    }
+
+    /// Host and port connections go to: the proxy's, or the target's.
+    pub fn connect_to(&self) -> (&str, u16) {
+        match &self.socket.proxy {
+            Some(p) => (&p.host, p.port),
+            None => (&self.target.host, self.target.port),
+        }
+    }
+
     /// The schedule every worker derives its share from.
     pub fn schedule(&self) -> Schedule {
         match &self.load {

@@ -109,6 +109,8 @@ pub struct Totals {
     pub connect: Histogram<u64>,
     /// Per request: first byte written → first byte of the response.
     pub wait: Histogram<u64>,
+    /// Per request: first byte written → end of the response (ab's "Processing").
+    pub processing: Histogram<u64>,
     /// Per connection: TCP handshake time.
     pub handshake: Histogram<u64>,
     pub outcomes: [u64; Outcome::COUNT],
@@ -120,6 +122,8 @@ pub struct Totals {
     pub retries: u64,
     /// Requests sent on a connection that had served others.
     pub reused: u64,
+    /// Responses that let their connection be reused (ab's "Keep-Alive requests").
+    pub keepalive_responses: u64,
     pub body: BodyLengths,
 }
 
@@ -130,6 +134,7 @@ impl Default for Totals {
             service: new_hist(),
             connect: new_hist(),
             wait: new_hist(),
+            processing: new_hist(),
             handshake: new_hist(),
             outcomes: [0; Outcome::COUNT],
             statuses: vec![0; 1000],
@@ -138,6 +143,7 @@ impl Default for Totals {
             body_bytes: 0,
             retries: 0,
             reused: 0,
+            keepalive_responses: 0,
             body: BodyLengths::default(),
         }
     }
@@ -152,6 +158,7 @@ impl Totals {
             (&mut self.service, &o.service),
             (&mut self.connect, &o.connect),
             (&mut self.wait, &o.wait),
+            (&mut self.processing, &o.processing),
             (&mut self.handshake, &o.handshake),
         ] {
             a.add(b).expect("histograms share one configuration");
@@ -167,6 +174,7 @@ impl Totals {
         self.body_bytes += o.body_bytes;
         self.retries += o.retries;
         self.reused += o.reused;
+        self.keepalive_responses += o.keepalive_responses;
         self.body.merge(&o.body, o.responses());
     }
 
@@ -249,6 +257,8 @@ impl Sink for Recorder {
                 }
                 record_ns(&mut t.connect, s.sent.saturating_sub(s.start));
                 record_ns(&mut t.wait, s.first_byte.saturating_sub(s.sent));
+                record_ns(&mut t.processing, s.end.saturating_sub(s.sent));
+                t.keepalive_responses += u64::from(s.keep_alive);
                 t.statuses[(s.status as usize).min(999)] += 1;
                 t.body_bytes += s.body_len;
                 t.body.record(s.body_len);

@@ -98,6 +98,8 @@ pub struct Summary {
     pub retries: u64,
     /// Requests sent on an already used connection.
     pub reused_connections: u64,
+    /// Responses that let their connection be kept alive.
+    pub keepalive_responses: u64,
     pub connections_opened: u64,
     /// Wall time of the run, seconds.
     pub duration_s: f64,
@@ -117,6 +119,8 @@ pub struct Summary {
     pub connect: Distribution,
     /// Per request: request written → first response byte.
     pub wait: Distribution,
+    /// Per request: request written → end of response (ab's "Processing").
+    pub processing: Distribution,
     /// Per new connection: TCP handshake time.
     pub handshake: Distribution,
     pub body_length: BodyLength,
@@ -152,6 +156,7 @@ pub struct Histograms {
     pub service: Option<String>,
     pub connect: String,
     pub wait: String,
+    pub processing: String,
     pub handshake: String,
 }
 
@@ -230,6 +235,7 @@ impl RunResult {
                 non_2xx,
                 retries: t.retries,
                 reused_connections: t.reused,
+                keepalive_responses: t.keepalive_responses,
                 connections_opened: f.connections_opened,
                 duration_s: secs,
                 rps: per_s(t.responses()),
@@ -241,6 +247,7 @@ impl RunResult {
                 service: open.then(|| Distribution::of(&t.service)),
                 connect: Distribution::of(&t.connect),
                 wait: Distribution::of(&t.wait),
+                processing: Distribution::of(&t.processing),
                 handshake: Distribution::of(&t.handshake),
                 body_length: BodyLength {
                     first: t.body.first,
@@ -264,6 +271,7 @@ impl RunResult {
                 service: open.then(|| encode(&t.service)),
                 connect: encode(&t.connect),
                 wait: encode(&t.wait),
+                processing: encode(&t.processing),
                 handshake: encode(&t.handshake),
             },
             warnings,
