@@ -312,6 +312,7 @@ mod tests {
             bytes_out: 50,
             body_len: body,
             reused: false,
+            keep_alive: true,
         }
     }
 
