@@ -48,7 +48,7 @@ pub(crate) struct Conn {
     pub(crate) shared: Arc<Shared>,
 }
 
-/// What a request body was read into.
+/// Why a request body could not be read.
 pub(crate) enum BodyError {
     /// Malformed chunked framing: 400 and close.
     Bad,
@@ -90,7 +90,7 @@ impl Conn {
                     head
                 }
                 Ok(None) if self.end - self.pos >= http::MAX_HEAD => {
-                    self.error(431, "request head too large\n");
+                    self.error(Route::Other, 431, "request head too large\n");
                     return Ok(true);
                 }
                 Ok(None) => {
@@ -101,8 +101,10 @@ impl Conn {
                 }
                 Err(e) => {
                     match e {
-                        HeadError::Bad => self.error(400, "malformed request\n"),
-                        HeadError::TooLarge => self.error(431, "too many header fields\n"),
+                        HeadError::Bad => self.error(Route::Other, 400, "malformed request\n"),
+                        HeadError::TooLarge => {
+                            self.error(Route::Other, 431, "too many header fields\n")
+                        }
                     }
                     return Ok(true);
                 }
@@ -110,11 +112,11 @@ impl Conn {
             let body = match self.read_body(&head).await {
                 Ok(body) => body,
                 Err(BodyError::Bad) => {
-                    self.error(400, "malformed chunked body\n");
+                    self.error(head.target.route(), 400, "malformed chunked body\n");
                     return Ok(true);
                 }
                 Err(BodyError::TooLarge) => {
-                    self.error(413, "body too large for /echo\n");
+                    self.error(Route::Echo, 413, "body too large for /echo\n");
                     return Ok(true);
                 }
                 Err(BodyError::Io) => return Ok(false),
@@ -133,19 +135,21 @@ impl Conn {
     /// burst is answered with a single write. Returns `false` on EOF.
     async fn fill(&mut self) -> io::Result<bool> {
         self.flush().await?;
-        if self.pos == self.end {
-            self.pos = 0;
-            self.end = 0;
-        } else if self.end == self.rbuf.len() {
+        // What is left is at most a partial head, so moving it is cheap.
+        if self.pos > 0 {
             self.rbuf.copy_within(self.pos..self.end, 0);
             self.end -= self.pos;
             self.pos = 0;
-            // Only a head that does not fit makes the buffer grow; MAX_HEAD
-            // is checked by the caller before asking for more.
-            if self.end == self.rbuf.len() {
-                let len = (self.rbuf.len() * 2).min(http::MAX_HEAD);
-                self.rbuf.resize(len, 0);
-            }
+        }
+        // Only a head that does not fit makes the buffer grow; the caller
+        // answers 431 before a head could need more than MAX_HEAD.
+        if self.end == self.rbuf.len() {
+            let len = (self.rbuf.len() * 2).min(http::MAX_HEAD);
+            debug_assert!(
+                len > self.end,
+                "fill with a full buffer would look like EOF"
+            );
+            self.rbuf.resize(len, 0);
         }
         let n = self.stream.read(&mut self.rbuf[self.end..]).await?;
         self.end += n;
@@ -216,9 +220,9 @@ impl Conn {
 
     /// Answers a request that cannot be served (or even delimited) and
     /// marks the connection for closing.
-    fn error(&mut self, status: u16, body: &str) {
+    fn error(&mut self, route: Route, status: u16, body: &str) {
         self.head(
-            Route::Other,
+            route,
             status,
             "text/plain",
             BodyLen::Length(body.len() as u64),

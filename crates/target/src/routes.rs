@@ -96,6 +96,24 @@ impl Target {
         parsed.unwrap_or_else(|(route, why)| Target::Invalid(route, why))
     }
 
+    /// The route the request is counted under.
+    pub(crate) fn route(&self) -> Route {
+        match self {
+            Target::Root => Route::Root,
+            Target::Bytes(_) => Route::Bytes,
+            Target::Sleep(_) => Route::Sleep,
+            Target::Session(_) => Route::Session,
+            Target::Vary { .. } => Route::Vary,
+            Target::Status(_) => Route::Status,
+            Target::Chunked { .. } => Route::Chunked,
+            Target::Close => Route::Close,
+            Target::Echo => Route::Echo,
+            // `/_stats` is never counted; `other` is only a placeholder.
+            Target::Stats { .. } | Target::NotFound => Route::Other,
+            Target::Invalid(route, _) => *route,
+        }
+    }
+
     pub(crate) fn wants_session(&self) -> bool {
         matches!(self, Target::Session(_))
     }

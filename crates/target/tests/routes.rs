@@ -234,7 +234,14 @@ fn echo_returns_the_request_body() {
     assert_eq!(c.response().body, big);
 
     assert_eq!(c.get("/echo").body, b"");
-    assert_eq!(server.stats().by_route["/echo"], 4);
+
+    // Too large to hold: refused before the body is read.
+    let mut c = Client::connect(server.local_addr());
+    c.send("POST /echo HTTP/1.1\r\nContent-Length: 20000000\r\n\r\n");
+    let r = c.response();
+    assert_eq!((r.status, r.header("connection")), (413, Some("close")));
+    assert!(c.closed());
+    assert_eq!(server.stats().by_route["/echo"], 5);
 }
 
 #[test]
