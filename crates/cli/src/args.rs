@@ -24,6 +24,8 @@ pub enum Command {
     /// Run one load test (closed model by default).
     #[command(after_help = RUN_EXAMPLES)]
     Run(Box<RunArgs>),
+    /// ApacheBench's options and report on yace's engine (yace ab -h).
+    Ab(Box<crate::ab::AbArgs>),
     /// Run the embedded reference target in the foreground.
     #[command(after_help = SERVE_HELP)]
     Serve(ServeArgs),

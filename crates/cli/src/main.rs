@@ -1,6 +1,7 @@
 //! The `yace` binary: parses arguments, runs the command, maps the outcome
 //! to an exit code. The only crate that prints.
 
+mod ab;
 mod args;
 mod environment;
 mod run;
@@ -56,6 +57,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         args::Command::Run(a) => run::run(*a),
+        args::Command::Ab(a) => ab::run(*a),
         args::Command::Serve(a) => serve(a),
     };
     match result {

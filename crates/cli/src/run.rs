@@ -157,7 +157,6 @@ pub fn plan_from(a: &RunArgs, url: &str) -> Result<Plan, InputErrors> {
 /// A plan ready to run: the target is up (embedded or probed) and resolved.
 pub struct Prepared {
     pub plan: Plan,
-    pub url: String,
     pub addr: std::net::SocketAddr,
     pub embedded: Option<target::Server>,
 }

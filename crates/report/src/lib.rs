@@ -3,6 +3,7 @@
 //! into a `Vec<u8>`. The JSON document is the contract the others are
 //! built from.
 
+pub mod ab;
 mod fmt;
 pub mod json;
 pub mod text;

@@ -2,6 +2,7 @@
 //! target on loopback, asserting on what the server saw and what yace
 //! reported. One test binary, topic modules (STYLE.md §12).
 
+mod ab;
 mod errors;
 mod run;
 mod schema;
