@@ -199,7 +199,6 @@ pub fn prepare(
     }
     Ok(Some(Prepared {
         plan,
-        url,
         addr,
         embedded,
     }))
