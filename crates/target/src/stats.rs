@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 /// disturb them. The connection used to poll them *is* counted in
 /// `connections`: that one counts every accepted TCP connection.
 ///
-/// Maps only hold entries that are non-zero.
+/// Counts are published before the bytes they describe are written, so once
+/// a client has read a response, the stats include it. Maps only hold
+/// entries that are non-zero.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Stats {
     /// Requests whose response was started (its head handed to the socket).
