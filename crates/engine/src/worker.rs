@@ -295,6 +295,7 @@ impl<'a, S: Sink> Worker<'a, S> {
                 let token = idx as u64 | (c.gen as u64) << 32;
                 if let Err(e) = self.epoll.add(fd, token) {
                     let o = connect_outcome(e.raw_os_error().unwrap_or(0));
+                    self.close(idx);
                     self.complete(idx, o, now);
                     return;
                 }
