@@ -275,6 +275,7 @@ fn plan_from(a: &AbArgs, url: &str) -> Result<Plan, InputErrors> {
         json: None,
         quiet: true,
         dry_run: false,
+        ..Default::default()
     };
     let earlier = b.has_errors();
     let planned = crate::run::plan_from(&run, url);
@@ -456,6 +457,7 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
         .map(|d| d.as_micros() as u64)
         .unwrap_or(0);
     let verbose = a.verbosity.is_some_and(|v| v >= 3);
+    let flow = crate::run::fixed_flow(&prepared.plan);
     let done = execute(
         &prepared,
         |_| {
@@ -468,6 +470,8 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
                 verbose.then(|| Verbose { buf: Vec::new() }),
             )
         },
+        flow,
+        &[],
         |rows| {
             let Some(hb) = heartbeat.filter(|_| !a.quiet) else {
                 return;
@@ -506,7 +510,7 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
             .map_err(|e| Failure::runtime(format!("-e {}: cannot write: {e}", p.display())))?;
     }
     write_json(r, json_out, a.json.as_deref())?;
-    Ok(exit_code(done.signal))
+    Ok(exit_code(done.signal, r))
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::path::PathBuf;
     long_about = "yace (压测, \"load test\"): one fast binary to load-test web servers.\n\n\
         Run `yace run` with no URL to benchmark the embedded target, or give it a URL.",
     after_help = "Exit codes: 0 success · 1 runtime failure (unreachable target, I/O) · \
-        2 bad input · 130 interrupted (SIGINT) · 143 terminated (SIGTERM)"
+        2 bad input · 3 threshold breached · 130 interrupted (SIGINT) · 143 terminated (SIGTERM)"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -37,8 +37,11 @@ const RUN_EXAMPLES: &str = "Examples:
   yace run http://127.0.0.1:8080/sleep?ms=20 -c 50 -d 30s --json result.json
   yace run URL -c 50 -d 10s --no-keepalive -m POST -H 'Content-Type: application/json' --body-file req.json
   yace run URL --rate 1000 -d 30s             # open model: 1000 requests/s whatever the server does
+  yace run URL --stages 30s:0-1000,60s:1000   # open model ramp, then hold
+  yace run URL -u 5000 --ramp-up 50s -d 150s --pacing 5s   # seed 004: 5000 users, one request every 5 s each
+  yace run URL -c 50 -d 30s --threshold 'p99<200ms' --threshold 'errors<1%'
 
-Exit codes: 0 success · 1 runtime failure · 2 bad input · 130 SIGINT · 143 SIGTERM";
+Exit codes: 0 success · 1 runtime failure · 2 bad input · 3 threshold breached · 130 SIGINT · 143 SIGTERM";
 
 const SERVE_HELP: &str = "Routes:
   /                 200 \"hello world\\n\"
@@ -55,7 +58,7 @@ const SERVE_HELP: &str = "Routes:
 Example:
   yace serve --port 8080 &  yace run http://127.0.0.1:8080/ -c 100 -n 100k";
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct RunArgs {
     /// URL to load (http://host[:port]/path). Without one, yace starts its
     /// embedded target on 127.0.0.1 and benchmarks that.
@@ -85,6 +88,52 @@ pub struct RunArgs {
     /// Open model: most requests in flight (and connections) at once.
     #[arg(long = "max-inflight", value_name = "N")]
     pub max_inflight: Option<String>,
+
+    /// Open model with ramps: DURATION:RATE or DURATION:FROM-TO, comma-separated
+    /// (e.g. 30s:0-1000,60s:1000,10s:1000-0).
+    #[arg(long = "stages", value_name = "STAGES")]
+    pub stages: Option<String>,
+
+    /// Open model: a request that could not be sent on time is dropped
+    /// (`drop`, the default: no catch-up burst after a stall) or sent late
+    /// (`catch-up`, like wrk2); either way it is counted and its latency
+    /// runs from when it was due.
+    #[arg(long = "late", value_name = "POLICY", default_value = "drop")]
+    pub late: String,
+
+    /// Open model: how late a request may be before `--late drop` drops it.
+    #[arg(long = "late-after", value_name = "TIME", default_value = "100ms")]
+    pub late_after: String,
+
+    /// Virtual users, each with its own connection and cookie-less loop of
+    /// requests (with --think and --pacing). Ramp with --ramp-up/--ramp-down.
+    #[arg(short = 'u', long = "users", value_name = "N")]
+    pub users: Option<String>,
+
+    /// Virtual users: time to start all --users (linearly).
+    #[arg(long = "ramp-up", value_name = "TIME")]
+    pub ramp_up: Option<String>,
+
+    /// Virtual users: time to stop them all (linearly) at the end.
+    #[arg(long = "ramp-down", value_name = "TIME")]
+    pub ramp_down: Option<String>,
+
+    /// Virtual users as stages: DURATION:USERS or DURATION:FROM-TO, comma-separated.
+    #[arg(long = "user-stages", value_name = "STAGES")]
+    pub user_stages: Option<String>,
+
+    /// Virtual users: start an iteration every TIME per user (e.g. 5s).
+    #[arg(long = "pacing", value_name = "TIME")]
+    pub pacing: Option<String>,
+
+    /// Virtual users: wait after each request: 2s, uniform(1s,3s), exponential(2s).
+    #[arg(long = "think", value_name = "SPEC")]
+    pub think: Option<String>,
+
+    /// Pass/fail criterion, repeatable: p99<200ms, errors<1%, rps>500, ...
+    /// A breached threshold exits with code 3.
+    #[arg(long = "threshold", value_name = "EXPR")]
+    pub thresholds: Vec<String>,
 
     /// HTTP method.
     #[arg(short = 'm', long = "method", default_value = "GET")]

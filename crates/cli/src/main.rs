@@ -17,6 +17,8 @@ pub mod exit {
     pub const RUNTIME: u8 = 1;
     /// Bad input: flags, files, URL.
     pub const USAGE: u8 = 2;
+    /// The run completed but breached a threshold.
+    pub const THRESHOLD: u8 = 3;
     pub const SIGINT: u8 = 130;
     pub const SIGTERM: u8 = 143;
 }

@@ -59,13 +59,6 @@ pub fn plan_from(a: &RunArgs, url: &str) -> Result<Plan, InputErrors> {
                 None
             }
         });
-    if a.max_inflight.is_some() && a.rate.is_none() {
-        b.error(
-            "--max-inflight",
-            "only applies to the open model",
-            Some("add --rate N"),
-        );
-    }
     let method = a.method.trim();
     if method.is_empty()
         || !method
@@ -114,29 +107,16 @@ pub fn plan_from(a: &RunArgs, url: &str) -> Result<Plan, InputErrors> {
     let Some(target) = target else {
         return b.finish(None);
     };
-    let duration = match (duration, requests, rate) {
-        (Some(d), _, _) => Some(d),
-        (None, Some(_), None) => None,
-        // Open model with only -n: the timetable ends when the n-th is due.
-        (None, Some(n), Some(r)) => Some(Duration::from_secs_f64(n as f64 / r + 1e-3)),
-        (None, None, _) => Some(DEFAULT_DURATION),
-    };
-    let load = match rate {
-        None => {
-            let c = connections.unwrap_or(DEFAULT_CONNECTIONS);
-            // More connections than requests would leave some idle (ab refuses this).
-            Load::Closed {
-                connections: requests.map_or(c, |n| c.min(n)),
-            }
-        }
-        Some(r) => Load::Open {
-            stages: vec![RateStage {
-                duration: duration.unwrap_or(DEFAULT_DURATION),
-                from: r,
-                to: r,
-            }],
-            max_inflight: max_inflight.or(connections).unwrap_or(DEFAULT_MAX_INFLIGHT),
-        },
+    let Some((load, duration)) = load_from(
+        a,
+        &mut b,
+        connections,
+        requests,
+        duration,
+        rate,
+        max_inflight,
+    ) else {
+        return b.finish(None);
     };
     let plan = Plan {
         target,
@@ -152,6 +132,216 @@ pub fn plan_from(a: &RunArgs, url: &str) -> Result<Plan, InputErrors> {
         socket: Default::default(),
     };
     b.finish(Some(plan))
+}
+
+/// Parses `DURATION:N` or `DURATION:FROM-TO` stages, comma-separated.
+fn parse_stages(flag: &str, s: &str) -> Result<Vec<(Duration, f64, f64)>, plan::InputError> {
+    let bad = |what: String| plan::InputError {
+        source: flag.to_owned(),
+        problem: what,
+        hint: Some(
+            "write DURATION:N or DURATION:FROM-TO, comma-separated: 30s:0-1000,60s:1000".into(),
+        ),
+    };
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (d, v) = part
+            .split_once(':')
+            .ok_or_else(|| bad(format!("'{part}' has no ':'")))?;
+        let d = parse_duration(flag, d).map_err(|e| bad(e.problem))?;
+        let num = |x: &str| {
+            x.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| bad(format!("'{x}' in '{part}' is not a number ≥ 0")))
+        };
+        let (from, to) = match v.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => {
+                let x = num(v)?;
+                (x, x)
+            }
+        };
+        out.push((d, from, to));
+    }
+    if out.is_empty() {
+        return Err(bad("no stages given".into()));
+    }
+    Ok(out)
+}
+
+/// Picks the load model from the flags: open (--rate/--stages), virtual
+/// users (--users/--user-stages, or --think/--pacing), else closed. Returns
+/// the model and the run's duration.
+#[allow(clippy::too_many_arguments)]
+fn load_from(
+    a: &RunArgs,
+    b: &mut PlanBuilder,
+    connections: Option<u64>,
+    requests: Option<u64>,
+    duration: Option<Duration>,
+    rate: Option<f64>,
+    max_inflight: Option<u64>,
+) -> Option<(Load, Option<Duration>)> {
+    let open = rate.is_some() || a.stages.is_some();
+    let users_flags = a.users.is_some() || a.user_stages.is_some();
+    let users = users_flags || a.think.is_some() || a.pacing.is_some();
+    if open && users {
+        b.error(
+            "--rate/--stages",
+            "the open model and virtual users exclude each other",
+            Some("pick one: --rate N, or -u N with --think/--pacing"),
+        );
+        return None;
+    }
+    if a.rate.is_some() && a.stages.is_some() {
+        b.error(
+            "--rate",
+            "give either --rate or --stages",
+            Some("--stages 60s:1000 is a constant rate"),
+        );
+        return None;
+    }
+    if (a.ramp_up.is_some() || a.ramp_down.is_some()) && a.users.is_none() {
+        b.error(
+            "--ramp-up/--ramp-down",
+            "apply to --users",
+            Some("e.g. -u 100 --ramp-up 30s"),
+        );
+    }
+    if a.max_inflight.is_some() && !open {
+        b.error(
+            "--max-inflight",
+            "only applies to the open model",
+            Some("add --rate N"),
+        );
+    }
+    let dur = |flag: &str, v: &Option<String>, b: &mut PlanBuilder| {
+        v.as_deref().and_then(|s| b.check(parse_duration(flag, s)))
+    };
+    if open {
+        let late = match a.late.as_str() {
+            "drop" => dur("--late-after", &Some(a.late_after.clone()), b)
+                .map(|after| plan::Late::Drop { after }),
+            "catch-up" | "catchup" | "send" => Some(plan::Late::CatchUp),
+            other => {
+                b.error(
+                    "--late",
+                    format!("'{other}' is not a policy"),
+                    Some("use drop or catch-up"),
+                );
+                None
+            }
+        };
+        let stages: Vec<RateStage> = match (&a.stages, rate) {
+            (Some(s), _) => b
+                .check(parse_stages("--stages", s))?
+                .into_iter()
+                .map(|(duration, from, to)| RateStage { duration, from, to })
+                .collect(),
+            (None, Some(r)) => {
+                let d = match (duration, requests) {
+                    (Some(d), _) => d,
+                    // Only -n: the timetable ends when the n-th request is due.
+                    (None, Some(n)) => Duration::from_secs_f64(n as f64 / r + 1e-3),
+                    (None, None) => DEFAULT_DURATION,
+                };
+                vec![RateStage {
+                    duration: d,
+                    from: r,
+                    to: r,
+                }]
+            }
+            (None, None) => unreachable!("open model without a rate"),
+        };
+        let length: Duration = stages.iter().map(|s| s.duration).sum();
+        let load = Load::Open {
+            stages,
+            max_inflight: max_inflight.or(connections).unwrap_or(DEFAULT_MAX_INFLIGHT),
+            late: late?,
+        };
+        return Some((load, duration.or(Some(length))));
+    }
+    if users {
+        let pacing = dur("--pacing", &a.pacing, b);
+        let think = match a.think.as_deref().map(plan::Think::parse) {
+            None => plan::Think::None,
+            Some(Ok(t)) => t,
+            Some(Err(e)) => {
+                b.error(
+                    "--think",
+                    e,
+                    Some("e.g. 2s, uniform(1s, 3s), exponential(2s)"),
+                );
+                return None;
+            }
+        };
+        let stages: Vec<plan::UserStage> = if let Some(s) = &a.user_stages {
+            b.check(parse_stages("--user-stages", s))?
+                .into_iter()
+                .map(|(duration, from, to)| plan::UserStage { duration, from, to })
+                .collect()
+        } else {
+            let n = match &a.users {
+                Some(u) => b.check(parse_count("-u/--users", u))? as f64,
+                None => connections.unwrap_or(DEFAULT_CONNECTIONS) as f64,
+            };
+            let up = dur("--ramp-up", &a.ramp_up, b).unwrap_or_default();
+            let down = dur("--ramp-down", &a.ramp_down, b).unwrap_or_default();
+            let total = duration.unwrap_or(up + DEFAULT_DURATION + down);
+            let Some(hold) = total.checked_sub(up + down) else {
+                b.error(
+                    "-d/--duration",
+                    format!("{total:?} is shorter than --ramp-up plus --ramp-down"),
+                    Some("-d is the whole run, ramps included"),
+                );
+                return None;
+            };
+            let mut st = Vec::new();
+            if !up.is_zero() {
+                st.push(plan::UserStage {
+                    duration: up,
+                    from: 0.0,
+                    to: n,
+                });
+            }
+            st.push(plan::UserStage {
+                duration: hold,
+                from: n,
+                to: n,
+            });
+            if !down.is_zero() {
+                st.push(plan::UserStage {
+                    duration: down,
+                    from: n,
+                    to: 0.0,
+                });
+            }
+            st
+        };
+        let length: Duration = stages.iter().map(|s| s.duration).sum();
+        return Some((
+            Load::Users {
+                stages,
+                pacing,
+                think,
+            },
+            duration.or(Some(length)),
+        ));
+    }
+    let c = connections.unwrap_or(DEFAULT_CONNECTIONS);
+    let duration = match (duration, requests) {
+        (None, None) => Some(DEFAULT_DURATION),
+        (d, _) => d,
+    };
+    // More connections than requests would leave some idle (ab refuses this).
+    Some((
+        Load::Closed {
+            connections: requests.map_or(c, |n| c.min(n)),
+        },
+        duration,
+    ))
 }
 
 /// A plan ready to run: the target is up (embedded or probed) and resolved.
@@ -219,36 +409,54 @@ pub fn create_output(flag: &str, path: Option<&Path>) -> Result<Option<std::fs::
 }
 
 /// What a finished (or interrupted) run leaves.
-pub struct Executed<X> {
+pub struct Executed<X, F> {
     pub result: RunResult,
     pub signal: Option<i32>,
     /// The extra sinks, one per worker, after the run.
     pub extras: Vec<X>,
+    /// The flows, one per worker, after the run (a scenario's check counts).
+    #[allow(dead_code)] // Read by scenario runs, which land next.
+    pub flows: Vec<F>,
+}
+
+/// The flow of a plain run: the plan's request, with the plan's think time.
+pub fn fixed_flow(plan: &Plan) -> impl FnMut(usize) -> engine::Fixed + use<> {
+    let think = match &plan.load {
+        Load::Users { think, .. } => *think,
+        _ => plan::Think::None,
+    };
+    move |w| engine::Fixed::new(think, 0x9E37_79B9_7F4A_7C15 ^ (w as u64 + 1))
 }
 
 /// Runs a prepared plan. Each worker feeds a [`Recorder`] and the extra sink
 /// `extra(worker)` (use `None::<()>`-like `Option` sinks when there is none);
 /// `progress` sees the finished per-second rows about every 50 ms.
-pub fn execute<X: Sink>(
+pub fn execute<X: Sink, F: engine::Flow>(
     p: &Prepared,
     extra: impl FnMut(usize) -> X,
+    flow: impl FnMut(usize) -> F,
+    step_names: &[String],
     mut progress: impl FnMut(&[SecondRow]),
-) -> Result<Executed<X>, Failure> {
+) -> Result<Executed<X, F>, Failure> {
     signals::install();
     let plan = &p.plan;
     let threads = engine::effective_threads(plan);
     let series = Arc::new(Mutex::new(Series::new(threads)));
-    let open = matches!(plan.load, Load::Open { .. });
-    let sinks: Vec<(Recorder, X)> = (0..threads)
-        .map(|w| Recorder::new(w, open, series.clone()))
+    let options = stats::RecorderOptions {
+        scheduled: !matches!(plan.load, Load::Closed { .. }),
+        steps: step_names.len(),
+    };
+    let workers: Vec<((Recorder, X), F)> = (0..threads)
+        .map(|w| Recorder::new(w, options, series.clone()))
         .zip((0..threads).map(extra))
+        .zip((0..threads).map(flow))
         .collect();
     let stop = AtomicBool::new(false);
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let epoch = engine::clock_ns();
     let addr = p.addr;
     let outputs = std::thread::scope(|s| {
-        let h = s.spawn(|| engine::run(plan, addr, sinks, epoch, &stop));
+        let h = s.spawn(|| engine::run(plan, addr, workers, epoch, &stop));
         while !h.is_finished() {
             std::thread::sleep(Duration::from_millis(50));
             if signals::received().is_some() {
@@ -260,7 +468,11 @@ pub fn execute<X: Sink>(
     })
     .map_err(|e| Failure::runtime(e.to_string()))?;
     // The run lasted until its last worker ended (not until threads were joined).
-    let duration_ns = outputs.iter().map(|(_, r)| r.ended_at).max().unwrap_or(0);
+    let duration_ns = outputs
+        .iter()
+        .map(|(_, _, r)| r.ended_at)
+        .max()
+        .unwrap_or(0);
 
     let mut totals = Totals::default();
     let mut cpu_ns = 0;
@@ -268,7 +480,9 @@ pub fn execute<X: Sink>(
     let mut opened = 0;
     let mut server_software = None;
     let mut extras = Vec::with_capacity(outputs.len());
-    for ((rec, x), rep) in outputs {
+    let mut flows = Vec::with_capacity(outputs.len());
+    for ((rec, x), f, rep) in outputs {
+        flows.push(f);
         totals.merge(&rec.totals);
         cpu_ns += rep.cpu_ns;
         busiest = busiest.max(rep.cpu_ns as f64 / rep.wall_ns.max(1) as f64);
@@ -309,13 +523,36 @@ pub fn execute<X: Sink>(
             threads,
             connections_opened: opened,
             server_software,
+            step_names: step_names.to_vec(),
+            checks: Vec::new(),
         },
     );
     Ok(Executed {
         result,
         signal,
         extras,
+        flows,
     })
+}
+
+/// Parses `--threshold` expressions, reporting every bad one.
+pub fn thresholds_from(
+    exprs: &[String],
+    step: Option<&str>,
+) -> Result<Vec<stats::threshold::Threshold>, Failure> {
+    let mut ok = Vec::new();
+    let mut bad = Vec::new();
+    for e in exprs {
+        match stats::threshold::Threshold::parse(e, step) {
+            Ok(t) => ok.push(t),
+            Err(msg) => bad.push(format!("--threshold: {msg}")),
+        }
+    }
+    if bad.is_empty() {
+        Ok(ok)
+    } else {
+        Err(Failure::usage(bad.join("\n")))
+    }
 }
 
 /// Writes the JSON result into the file created before the run.
@@ -334,32 +571,40 @@ pub fn write_json(
     Ok(())
 }
 
-/// The exit code for how the run ended.
-pub fn exit_code(signal: Option<i32>) -> u8 {
+/// The exit code for how the run ended: a signal first, then thresholds.
+pub fn exit_code(signal: Option<i32>, result: &RunResult) -> u8 {
     match signal {
         Some(libc::SIGTERM) => exit::SIGTERM,
         Some(_) => exit::SIGINT,
+        None if result.thresholds.iter().any(|t| !t.passed) => exit::THRESHOLD,
         None => exit::OK,
     }
 }
 
 /// Runs the command; returns the exit code.
 pub fn run(a: RunArgs) -> Result<u8, Failure> {
+    let thresholds = thresholds_from(&a.thresholds, None)?;
     let Some(prepared) = prepare(a.url.as_deref(), |url| plan_from(&a, url), a.dry_run)? else {
         return Ok(exit::OK);
     };
     let json_out = create_output("--json", a.json.as_deref())?;
     let live = !a.quiet && std::io::stderr().is_terminal();
     let mut shown = 0;
-    let done = execute(
+    let mut done = execute(
         &prepared,
         |_| (),
+        fixed_flow(&prepared.plan),
+        &[],
         |rows| {
             if live {
                 shown = progress(rows, shown);
             }
         },
     )?;
+    done.result.thresholds = thresholds
+        .iter()
+        .map(|t| t.evaluate(&done.result))
+        .collect();
     if live {
         eprint!("\r\x1b[K");
     }
@@ -369,7 +614,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
     if let Some(server) = prepared.embedded {
         server.shutdown();
     }
-    Ok(exit_code(done.signal))
+    Ok(exit_code(done.signal, &done.result))
 }
 
 /// Prints a one-line live view for each newly finished second.

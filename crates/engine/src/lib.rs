@@ -4,14 +4,16 @@
 //! the sinks back when the run ends; merging them is the caller's business.
 
 pub mod codec;
+mod flow;
 mod sample;
 mod sys;
 mod worker;
 
+pub use flow::{Fixed, FixedUser, Flow, Next};
 pub use sample::{Outcome, Sample, Sink};
 pub use worker::WorkerReport;
 
-use plan::{Plan, Scheme, WorkerSchedule};
+use plan::{Late, Load, Plan, Scheme, Timeline, WorkerSchedule};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -73,31 +75,29 @@ pub fn clock_ns() -> u64 {
     sys::now_ns()
 }
 
-/// Runs the plan against `addr`, one thread per sink (see
+/// Runs the plan against `addr`, one thread per (sink, flow) pair (see
 /// [`effective_threads`]). `epoch` is the [`clock_ns`] instant that sample
 /// times count from. Raising `stop` ends the run early (in-flight requests
 /// are cancelled); the result is still complete for what was done.
-pub fn run<S: Sink>(
+pub fn run<S: Sink, F: Flow>(
     plan: &Plan,
     addr: SocketAddr,
-    sinks: Vec<S>,
+    workers: Vec<(S, F)>,
     epoch: u64,
     stop: &AtomicBool,
-) -> Result<Vec<(S, WorkerReport)>, EngineError> {
-    let threads = sinks.len();
-    assert!(threads >= 1, "at least one sink");
+) -> Result<Vec<(S, F, WorkerReport)>, EngineError> {
+    let threads = workers.len();
+    assert!(threads >= 1, "at least one worker");
     let request = plan.encode_request();
     let schedule = plan.schedule();
-    let total_conns = plan.load.max_connections();
     let end_at = plan
         .stop
         .duration
         .map(|d| d.as_nanos().min(u64::MAX as u128) as u64);
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
-        for (w, sink) in sinks.into_iter().enumerate() {
-            let conns =
-                total_conns / threads as u64 + u64::from((w as u64) < total_conns % threads as u64);
+        for (w, (sink, flow)) in workers.into_iter().enumerate() {
+            let (mode, connections) = mode_for(plan, w, threads);
             let cfg = worker::WorkerConfig {
                 addr,
                 socket: &plan.socket,
@@ -105,7 +105,10 @@ pub fn run<S: Sink>(
                 head_request: plan.request.is_head(),
                 idempotent: plan.request.is_idempotent(),
                 keepalive: plan.keepalive,
-                connections: conns as usize,
+                connections,
+                mode,
+                user_base: w as u64,
+                user_stride: threads as u64,
                 schedule: WorkerSchedule::new(schedule.clone(), w, threads),
                 epoch,
                 end_at,
@@ -116,7 +119,7 @@ pub fn run<S: Sink>(
             let h = std::thread::Builder::new()
                 .name(format!("yace-worker-{w}"))
                 .spawn_scoped(scope, move || -> Result<_, EngineError> {
-                    let worker = worker::Worker::new(cfg, sink)
+                    let worker = worker::Worker::new(cfg, sink, flow)
                         .map_err(|source| EngineError::Worker { worker: w, source })?;
                     Ok(worker.run())
                 })
@@ -128,4 +131,45 @@ pub fn run<S: Sink>(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     })
+}
+
+/// How worker `w` of `threads` gets its work, and how many slots it has.
+/// Users (and closed-model connections) are dealt round-robin: user
+/// `w + k·threads` is this worker's slot k.
+fn mode_for(plan: &Plan, w: usize, threads: usize) -> (worker::Mode, usize) {
+    let share = |total: u64| {
+        (total / threads as u64 + u64::from((w as u64) < total % threads as u64)) as usize
+    };
+    match &plan.load {
+        Load::Closed { connections } => {
+            let n = share(*connections);
+            (
+                worker::Mode::PerUser {
+                    windows: vec![(0, u64::MAX); n],
+                    pacing: None,
+                },
+                n,
+            )
+        }
+        Load::Open {
+            max_inflight, late, ..
+        } => {
+            let drop_after = match late {
+                Late::Drop { after } => Some(after.as_nanos() as u64),
+                Late::CatchUp => None,
+            };
+            (worker::Mode::Pooled { drop_after }, share(*max_inflight))
+        }
+        Load::Users { stages, pacing, .. } => {
+            let timeline = Timeline::new(stages.clone());
+            let windows: Vec<(u64, u64)> = (w as u64..timeline.peak())
+                .step_by(threads)
+                .map_while(|i| timeline.window(i))
+                .map(|(start, stop)| (start, stop.unwrap_or(u64::MAX)))
+                .collect();
+            let n = windows.len();
+            let pacing = pacing.map(|p| p.as_nanos() as u64);
+            (worker::Mode::PerUser { windows, pacing }, n)
+        }
+    }
 }

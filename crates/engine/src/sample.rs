@@ -49,10 +49,13 @@ pub enum Outcome {
     ClientResource,
     /// Still in flight when the run ended; not an error.
     Cancelled,
+    /// Open model: never sent, because no connection was free until it was
+    /// too late (the plan's late policy); not an error of the server.
+    Dropped,
 }
 
 impl Outcome {
-    pub const COUNT: usize = 12;
+    pub const COUNT: usize = 13;
     pub const ALL: [Outcome; Outcome::COUNT] = [
         Outcome::Response,
         Outcome::ConnectRefused,
@@ -66,11 +69,15 @@ impl Outcome {
         Outcome::HeaderTooLarge,
         Outcome::ClientResource,
         Outcome::Cancelled,
+        Outcome::Dropped,
     ];
 
     /// Counts as a failed request (not a response, not cancelled at the end).
     pub fn is_error(self) -> bool {
-        !matches!(self, Outcome::Response | Outcome::Cancelled)
+        !matches!(
+            self,
+            Outcome::Response | Outcome::Cancelled | Outcome::Dropped
+        )
     }
 
     /// Stable snake_case name, as in the JSON result.
@@ -88,6 +95,7 @@ impl Outcome {
             Outcome::HeaderTooLarge => "header_too_large",
             Outcome::ClientResource => "client_resource",
             Outcome::Cancelled => "cancelled",
+            Outcome::Dropped => "dropped",
         }
     }
 
@@ -130,6 +138,10 @@ impl Outcome {
                  net.ipv4.ip_local_port_range, keep connections alive; run `yace doctor`"
             }
             Outcome::Cancelled => "still in flight when the run ended; not counted as an error",
+            Outcome::Dropped => {
+                "not sent: every connection was busy until the request was too late (open \
+                 model); raise --max-inflight, or --late catch-up to send late requests anyway"
+            }
         }
     }
 }
@@ -140,6 +152,8 @@ pub struct Sample {
     pub outcome: Outcome,
     /// HTTP status of the final response; 0 when none arrived.
     pub status: u16,
+    /// The scenario step it belongs to (0 for a plain run).
+    pub step: u16,
     /// When the schedule wanted the request sent (equals `start` in the closed model).
     pub intended: u64,
     /// When work on it began: the connect, if it needed a new connection, else the write.

@@ -2,12 +2,17 @@
 //! connections, the pre-encoded request and its own [`Sink`]; nothing on the
 //! hot path is shared or locked (STYLE.md §5).
 //!
-//! Every load model drives this loop the same way: the [`WorkerSchedule`]
-//! says when the next request is due, and a request starts when it is due
-//! *and* a connection slot is free. In the closed model every request is due
-//! at once, so the slots (connections) pace the run; in the open model the
-//! timetable does, and a request that finds no free slot waits, its latency
-//! still measured from when it was due.
+//! Slots (connections) get work in one of two ways, and that is the only
+//! place the load models differ:
+//! - **per-user**: closed model and virtual users. Each slot is a user with
+//!   its own connection and a timeline: it starts at its window's start,
+//!   asks its [`Flow`] what to do next (send, think, end the iteration) and
+//!   stops at its window's end. A closed-model connection is a user with no
+//!   think time that starts at once.
+//! - **pooled**: open model. The [`WorkerSchedule`]'s timetable says when
+//!   each request is due; a request starts on any free slot, and a request
+//!   that finds none waits (or is dropped, by the plan's policy), its latency
+//!   still measured from when it was due.
 //!
 //! Per request the hot path makes one `read`, one `send` and a share of one
 //! `epoll_wait`: sockets are registered edge-triggered once, a short read
@@ -15,9 +20,12 @@
 //! the previous response is complete.
 
 use crate::codec::{EofError, FrameError, Progress, ResponseParser};
+use crate::flow::{Flow, Next};
 use crate::sample::{Outcome, Sample, Sink};
 use crate::sys::{self, Connecting, Epoll};
 use plan::{Due, WorkerSchedule};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::net::SocketAddr;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,8 +35,24 @@ const EVENTS: usize = 512;
 const SECOND: u64 = 1_000_000_000;
 /// How often the sink's tick and the stop flag are looked at, at most.
 const TICK: u64 = 100_000_000;
+/// Most bytes of a response kept for a flow that asked to capture it.
+const CAPTURE_MAX: usize = 1 << 20;
+const NEVER: u64 = u64::MAX;
 
-/// What a worker needs besides its sink.
+/// How slots get their requests.
+#[derive(Debug, Clone)]
+pub(crate) enum Mode {
+    /// Each slot is a user: (start, stop) in ns after the epoch, per slot.
+    PerUser {
+        windows: Vec<(u64, u64)>,
+        pacing: Option<u64>,
+    },
+    /// Slots are a pool fed by the timetable; `drop_after`: late requests
+    /// older than this are dropped (None: always sent, however late).
+    Pooled { drop_after: Option<u64> },
+}
+
+/// What a worker needs besides its sink and flow.
 #[derive(Debug)]
 pub(crate) struct WorkerConfig<'a> {
     pub addr: SocketAddr,
@@ -38,6 +62,10 @@ pub(crate) struct WorkerConfig<'a> {
     pub idempotent: bool,
     pub keepalive: bool,
     pub connections: usize,
+    pub mode: Mode,
+    /// This worker's first user index and the stride between its users.
+    pub user_base: u64,
+    pub user_stride: u64,
     pub schedule: WorkerSchedule,
     /// Monotonic nanoseconds at the run's start, shared by all workers.
     pub epoch: u64,
@@ -93,6 +121,21 @@ struct Conn {
     bytes_in: u64,
     written: usize,
     deadline: u64,
+    // Per-user timeline (per-user mode).
+    /// The user is between its window's start and stop.
+    active: bool,
+    stop_at: u64,
+    iter_start: u64,
+    /// When the pending timer for this slot fires (NEVER: none).
+    timer_at: u64,
+    // The request in flight.
+    step: u16,
+    own_request: bool,
+    head: bool,
+    idempotent: bool,
+    capture: bool,
+    req: Vec<u8>,
+    captured: Vec<u8>,
 }
 
 impl Conn {
@@ -112,6 +155,17 @@ impl Conn {
             bytes_in: 0,
             written: 0,
             deadline: 0,
+            active: false,
+            stop_at: NEVER,
+            iter_start: 0,
+            timer_at: NEVER,
+            step: 0,
+            own_request: false,
+            head: false,
+            idempotent: true,
+            capture: false,
+            req: Vec::new(),
+            captured: Vec::new(),
         }
     }
 
@@ -120,14 +174,22 @@ impl Conn {
     }
 }
 
-pub(crate) struct Worker<'a, S: Sink> {
+pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     cfg: WorkerConfig<'a>,
     epoll: Epoll,
     sink: S,
+    flow: F,
+    users: Vec<F::User>,
     conns: Vec<Conn>,
+    /// Pooled mode: connected slots with nothing in flight, and socketless ones.
     idle: Vec<u32>,
     closed: Vec<u32>,
+    /// Per-user mode: slots whose user should act now.
+    ready: Vec<u32>,
+    timers: BinaryHeap<Reverse<(u64, u32)>>,
     inflight: usize,
+    /// Users whose timeline has not ended.
+    live_users: usize,
     next_j: u64,
     next_due: Due,
     buf: Box<[u8]>,
@@ -151,18 +213,25 @@ fn connect_outcome(errno: i32) -> Outcome {
     }
 }
 
-impl<'a, S: Sink> Worker<'a, S> {
-    pub fn new(cfg: WorkerConfig<'a>, sink: S) -> std::io::Result<Self> {
+impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
+    pub fn new(cfg: WorkerConfig<'a>, sink: S, mut flow: F) -> std::io::Result<Self> {
         let n = cfg.connections;
         let next_due = cfg.schedule.due(0);
-        Ok(Worker {
+        let users = (0..n as u64)
+            .map(|s| flow.user(cfg.user_base + s * cfg.user_stride))
+            .collect();
+        let mut w = Worker {
             epoll: Epoll::new()?,
             sink,
+            flow,
+            users,
             conns: (0..n).map(|_| Conn::new()).collect(),
             idle: Vec::with_capacity(n),
-            // Reversed so slot 0 is used first.
-            closed: (0..n as u32).rev().collect(),
+            closed: Vec::new(),
+            ready: Vec::new(),
+            timers: BinaryHeap::new(),
             inflight: 0,
+            live_users: 0,
             next_j: 0,
             next_due,
             buf: vec![0u8; READ_BUF].into_boxed_slice(),
@@ -170,7 +239,22 @@ impl<'a, S: Sink> Worker<'a, S> {
             captured_server: false,
             ending: false,
             cfg,
-        })
+        };
+        match &w.cfg.mode {
+            Mode::Pooled { .. } => w.closed = (0..n as u32).rev().collect(),
+            Mode::PerUser { windows, .. } => {
+                for (idx, &(start, stop)) in windows.iter().enumerate() {
+                    let c = &mut w.conns[idx];
+                    c.active = true;
+                    c.stop_at = stop;
+                    c.iter_start = start;
+                    c.timer_at = start;
+                    w.timers.push(Reverse((start, idx as u32)));
+                    w.live_users += 1;
+                }
+            }
+        }
+        Ok(w)
     }
 
     #[inline]
@@ -178,9 +262,13 @@ impl<'a, S: Sink> Worker<'a, S> {
         sys::now_ns().saturating_sub(self.cfg.epoch)
     }
 
-    /// Runs until the schedule is exhausted, the end time passes or the stop
-    /// flag is raised; returns the sink and the worker's own figures.
-    pub fn run(mut self) -> (S, WorkerReport) {
+    fn pooled(&self) -> bool {
+        matches!(self.cfg.mode, Mode::Pooled { .. })
+    }
+
+    /// Runs until there is no more work, the end time passes or the stop
+    /// flag is raised; returns the sink, the flow and the worker's figures.
+    pub fn run(mut self) -> (S, F, WorkerReport) {
         let cpu0 = sys::thread_cpu_ns();
         let wall0 = self.now();
         let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; EVENTS];
@@ -201,31 +289,47 @@ impl<'a, S: Sink> Worker<'a, S> {
             if self.cfg.end_at.is_some_and(|e| now >= e) {
                 break;
             }
-            self.issue(now);
-            if self.next_due == Due::End && self.inflight == 0 {
-                break;
+            if self.pooled() {
+                self.issue(now);
+                if self.next_due == Due::End && self.inflight == 0 {
+                    break;
+                }
+            } else {
+                self.fire_timers(now);
+                self.drain_ready(now);
+                if self.live_users == 0 && self.inflight == 0 {
+                    break;
+                }
             }
             let mut wake = next_tick.min(next_sweep);
             if let Some(e) = self.cfg.end_at {
                 wake = wake.min(e);
             }
-            if let Due::At(t) = self.next_due {
-                if !self.closed.is_empty() || !self.idle.is_empty() {
-                    wake = wake.min(t);
+            match self.next_due {
+                Due::At(t)
+                    if self.pooled() && (!self.closed.is_empty() || !self.idle.is_empty()) =>
+                {
+                    wake = wake.min(t)
                 }
+                _ => {}
             }
-            let timeout_ms = wake
-                .saturating_sub(now)
-                .div_ceil(1_000_000)
-                .min(i32::MAX as u64);
-            let n = match self.epoll.wait(&mut events, timeout_ms as i32) {
+            if let Some(Reverse((t, _))) = self.timers.peek() {
+                wake = wake.min(*t);
+            }
+            let timeout_ms = if self.ready.is_empty() {
+                wake.saturating_sub(now)
+                    .div_ceil(1_000_000)
+                    .min(i32::MAX as u64) as i32
+            } else {
+                0
+            };
+            let n = match self.epoll.wait(&mut events, timeout_ms) {
                 Ok(n) => n,
                 Err(_) => break,
             };
             for ev in &events[..n] {
                 let (idx, gen) = ((ev.u64 & 0xffff_ffff) as usize, (ev.u64 >> 32) as u32);
-                let flags = ev.events;
-                self.on_event(idx, gen, flags);
+                self.on_event(idx, gen, ev.events);
             }
             let now = self.now();
             if now >= next_sweep {
@@ -236,12 +340,35 @@ impl<'a, S: Sink> Worker<'a, S> {
         self.finish();
         self.report.cpu_ns = sys::thread_cpu_ns().saturating_sub(cpu0);
         self.report.wall_ns = self.now().saturating_sub(wall0);
-        (self.sink, self.report)
+        (self.sink, self.flow, self.report)
     }
+
+    // ---- pooled mode (open model) ------------------------------------------
 
     /// Starts every request that is due and has a slot, at most one round
     /// over the slots per call so a refusing server cannot spin us here.
     fn issue(&mut self, now: u64) {
+        if let Mode::Pooled {
+            drop_after: Some(after),
+        } = self.cfg.mode
+        {
+            // Requests that waited too long for a slot are dropped, not sent
+            // in a catch-up burst; each is recorded with its due time.
+            while let Due::At(t) = self.next_due {
+                if t.saturating_add(after) >= now {
+                    break;
+                }
+                let s = Sample {
+                    outcome: Outcome::Dropped,
+                    intended: t,
+                    start: now,
+                    end: now,
+                    ..Default::default()
+                };
+                self.sink.record(&s);
+                self.advance();
+            }
+        }
         let mut budget = self.conns.len();
         while budget > 0 {
             let intended = match self.next_due {
@@ -255,6 +382,12 @@ impl<'a, S: Sink> Worker<'a, S> {
             };
             budget -= 1;
             self.advance();
+            let c = &mut self.conns[idx as usize];
+            c.own_request = false;
+            c.step = 0;
+            c.head = self.cfg.head_request;
+            c.idempotent = self.cfg.idempotent;
+            c.capture = false;
             self.begin(idx as usize, intended, now);
         }
     }
@@ -264,11 +397,132 @@ impl<'a, S: Sink> Worker<'a, S> {
         self.next_due = self.cfg.schedule.due(self.next_j);
     }
 
-    /// Assigns a request to slot `idx`: writes it on an idle connection or
+    // ---- per-user mode (closed model, virtual users) -----------------------
+
+    fn arm(&mut self, idx: usize, at: u64) {
+        self.conns[idx].timer_at = at;
+        self.timers.push(Reverse((at, idx as u32)));
+    }
+
+    fn fire_timers(&mut self, now: u64) {
+        while let Some(&Reverse((t, idx))) = self.timers.peek() {
+            if t > now {
+                break;
+            }
+            self.timers.pop();
+            let c = &mut self.conns[idx as usize];
+            if c.timer_at != t || !c.active {
+                continue; // Superseded or retired.
+            }
+            c.timer_at = NEVER;
+            self.act(idx as usize, t, now);
+        }
+    }
+
+    /// Lets the users whose requests ended since the last call act; only
+    /// those queued before the call, so failures that end at once can't spin.
+    fn drain_ready(&mut self, now: u64) {
+        let ready = std::mem::take(&mut self.ready);
+        for &idx in &ready {
+            self.act(idx as usize, now, now);
+        }
+        if self.ready.is_empty() {
+            self.ready = ready;
+            self.ready.clear();
+        }
+    }
+
+    /// Asks user `idx`'s flow what to do next and does it; `due` is when
+    /// this moment was scheduled (latency of a request counts from it).
+    fn act(&mut self, idx: usize, mut due: u64, now: u64) {
+        let pacing = match self.cfg.mode {
+            Mode::PerUser { pacing, .. } => pacing,
+            Mode::Pooled { .. } => return,
+        };
+        // Bounded: a flow whose iterations send nothing yields after a few rounds.
+        for _ in 0..4 {
+            let c = &self.conns[idx];
+            if !c.active || self.ending {
+                return;
+            }
+            if now >= c.stop_at || self.cfg.end_at.is_some_and(|e| now >= e) {
+                self.retire(idx);
+                return;
+            }
+            let next = self
+                .flow
+                .next(&mut self.users[idx], &mut self.conns[idx].req);
+            match next {
+                Next::Same | Next::Request { .. } => {
+                    if self.next_due == Due::End {
+                        self.retire(idx);
+                        return;
+                    }
+                    self.advance();
+                    let c = &mut self.conns[idx];
+                    match next {
+                        Next::Request {
+                            step,
+                            capture,
+                            head,
+                            idempotent,
+                        } => {
+                            c.own_request = true;
+                            c.step = step;
+                            c.capture = capture;
+                            c.head = head;
+                            c.idempotent = idempotent;
+                        }
+                        _ => {
+                            c.own_request = false;
+                            c.step = 0;
+                            c.capture = false;
+                            c.head = self.cfg.head_request;
+                            c.idempotent = self.cfg.idempotent;
+                        }
+                    }
+                    self.begin(idx, due, now);
+                    return;
+                }
+                Next::Think(ns) => {
+                    self.arm(idx, now.saturating_add(ns));
+                    return;
+                }
+                Next::EndIteration => {
+                    let c = &mut self.conns[idx];
+                    let next_start = pacing.map_or(now, |p| c.iter_start.saturating_add(p));
+                    if next_start > now {
+                        c.iter_start = next_start;
+                        self.arm(idx, next_start);
+                        return;
+                    }
+                    c.iter_start = now;
+                    due = now;
+                }
+            }
+        }
+        self.arm(idx, now);
+    }
+
+    /// The user's timeline is over: close its connection.
+    fn retire(&mut self, idx: usize) {
+        let c = &mut self.conns[idx];
+        if c.active {
+            c.active = false;
+            self.live_users -= 1;
+        }
+        if !c.busy() {
+            self.close(idx);
+        }
+    }
+
+    // ---- requests on a slot -------------------------------------------------
+
+    /// Starts a request on slot `idx`: writes it on an idle connection or
     /// connects first.
     fn begin(&mut self, idx: usize, intended: u64, now: u64) {
         self.inflight += 1;
-        let capture = !self.captured_server;
+        let capture_server = !self.captured_server;
         let c = &mut self.conns[idx];
         c.intended = intended;
         c.start = now;
@@ -276,7 +530,8 @@ impl<'a, S: Sink> Worker<'a, S> {
         c.bytes_in = 0;
         c.written = 0;
         c.retried = false;
-        c.parser.reset(self.cfg.head_request, capture);
+        c.captured.clear();
+        c.parser.reset(c.head, capture_server);
         if c.st == St::Idle {
             self.write(idx, now);
         } else {
@@ -324,8 +579,12 @@ impl<'a, S: Sink> Worker<'a, S> {
     }
 
     fn write(&mut self, idx: usize, now: u64) {
-        let req = self.cfg.request;
         let c = &mut self.conns[idx];
+        let req: &[u8] = if c.own_request {
+            &c.req
+        } else {
+            self.cfg.request
+        };
         if c.written == 0 {
             c.sent = now;
             c.deadline = now + self.cfg.request_timeout;
@@ -374,7 +633,8 @@ impl<'a, S: Sink> Worker<'a, S> {
                 if flags & sys::OUT != 0 {
                     self.write(idx, self.now());
                 }
-                if flags & (sys::IN | sys::ERR) != 0 && self.conns[idx].st != St::Closed {
+                let c = &self.conns[idx];
+                if flags & (sys::IN | sys::ERR) != 0 && c.gen == gen && c.busy() {
                     self.readable(idx);
                 }
             }
@@ -414,6 +674,10 @@ impl<'a, S: Sink> Worker<'a, S> {
                         c.first_byte = now;
                     }
                     c.bytes_in += n as u64;
+                    if c.capture {
+                        let room = CAPTURE_MAX.saturating_sub(c.captured.len());
+                        c.captured.extend_from_slice(&self.buf[..n.min(room)]);
+                    }
                     match c.parser.feed(&self.buf[..n]) {
                         Ok(Progress::Done { consumed }) => {
                             // Bytes after the response answer no request of ours:
@@ -456,8 +720,8 @@ impl<'a, S: Sink> Worker<'a, S> {
         }
     }
 
-    /// A complete response: record it, then reuse the connection for the
-    /// next request at once if one is due (no trip through epoll).
+    /// A complete response: record it, then let the slot go on at once (no
+    /// trip through epoll) when its next request is due now.
     fn respond(&mut self, idx: usize, now: u64, reuse: bool) {
         if !self.captured_server {
             self.captured_server = true;
@@ -468,21 +732,27 @@ impl<'a, S: Sink> Worker<'a, S> {
             self.close(idx);
         }
         self.complete(idx, Outcome::Response, now);
-        if reuse && !self.ending {
+        if self.ending || self.cfg.end_at.is_some_and(|e| now >= e) {
+            return;
+        }
+        if self.pooled() {
+            if !reuse {
+                return;
+            }
             let intended = match self.next_due {
                 Due::Now => now,
                 Due::At(t) if t <= now => t,
                 _ => return,
             };
-            if self.cfg.end_at.is_some_and(|e| now >= e) {
-                return;
-            }
             // The slot was just pushed onto the idle stack by `complete`.
             if self.idle.last() == Some(&(idx as u32)) {
                 self.idle.pop();
                 self.advance();
                 self.begin(idx, intended, now);
             }
+        } else if self.ready.last() == Some(&(idx as u32)) {
+            self.ready.pop();
+            self.act(idx, now, now);
         }
     }
 
@@ -492,7 +762,7 @@ impl<'a, S: Sink> Worker<'a, S> {
     fn failed_before_response(&mut self, idx: usize, outcome: Outcome) {
         let now = self.now();
         let c = &mut self.conns[idx];
-        let stale = c.uses > 0 && c.first_byte == 0 && !c.retried && self.cfg.idempotent;
+        let stale = c.uses > 0 && c.first_byte == 0 && !c.retried && c.idempotent;
         self.close(idx);
         if stale && !self.ending {
             self.sink.retried();
@@ -531,8 +801,7 @@ impl<'a, S: Sink> Worker<'a, S> {
         c.st = St::Closed;
     }
 
-    /// Records the request on slot `idx` and frees the slot: idle if its
-    /// socket is still open, otherwise closed.
+    /// Records the request on slot `idx` and frees the slot.
     fn complete(&mut self, idx: usize, outcome: Outcome, now: u64) {
         self.inflight -= 1;
         let c = &mut self.conns[idx];
@@ -543,6 +812,7 @@ impl<'a, S: Sink> Worker<'a, S> {
             } else {
                 0
             },
+            step: c.step,
             intended: c.intended,
             start: c.start,
             sent: if c.written > 0 { c.sent } else { 0 },
@@ -554,14 +824,21 @@ impl<'a, S: Sink> Worker<'a, S> {
             reused: c.uses > 1 || (c.uses == 1 && outcome != Outcome::Response),
             keep_alive: outcome == Outcome::Response && c.parser.keep_alive,
         };
-        if c.fd >= 0 {
-            c.st = St::Idle;
-            self.idle.push(idx as u32);
-        } else {
-            c.st = St::Closed;
-            self.closed.push(idx as u32);
-        }
+        c.st = if c.fd >= 0 { St::Idle } else { St::Closed };
         self.sink.record(&s);
+        self.flow
+            .ended(&mut self.users[idx], &s, &self.conns[idx].captured);
+        if self.pooled() {
+            if self.conns[idx].fd >= 0 {
+                self.idle.push(idx as u32);
+            } else {
+                self.closed.push(idx as u32);
+            }
+        } else if self.conns[idx].active {
+            self.ready.push(idx as u32);
+        } else {
+            self.close(idx);
+        }
     }
 
     /// Fails requests that ran past their deadline.
@@ -595,12 +872,7 @@ impl<'a, S: Sink> Worker<'a, S> {
                 c.st = St::Closed;
                 self.complete(idx, Outcome::Cancelled, now);
             }
-            let c = &mut self.conns[idx];
-            if c.fd >= 0 {
-                sys::close(c.fd);
-                c.fd = -1;
-                c.st = St::Closed;
-            }
+            self.close(idx);
         }
         self.sink.finish(now);
         self.report.ended_at = now;

@@ -10,10 +10,12 @@
 mod request;
 mod schedule;
 mod target;
+mod users;
 
 pub use request::{Header, RequestSpec};
 pub use schedule::{Due, RateStage, Schedule, WorkerSchedule};
 pub use target::{Scheme, Target, TargetError};
+pub use users::{Think, Timeline, UserStage};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -75,7 +77,46 @@ pub enum Load {
         stages: Vec<RateStage>,
         /// Upper bound on requests in flight (and on connections opened).
         max_inflight: u64,
+        /// What happens to a request that could not be sent on time.
+        #[serde(default)]
+        late: Late,
     },
+    /// Virtual users, each with its own connection, repeating an iteration
+    /// (one request, or a scenario's journey) with think time between steps
+    /// and, optionally, a fixed pacing between iteration starts.
+    Users {
+        stages: Vec<UserStage>,
+        /// An iteration starts at most this often per user.
+        #[serde(default, with = "nanos_opt")]
+        #[schemars(with = "Option<u64>")]
+        pacing: Option<Duration>,
+        #[serde(default)]
+        think: Think,
+    },
+}
+
+/// Open model: a request whose slot was not free when it was due.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "policy", rename_all = "snake_case")]
+pub enum Late {
+    /// Dropped (counted) once it is more than `after` late: no burst of
+    /// catch-up requests after a stall.
+    Drop {
+        #[serde(with = "nanos")]
+        #[schemars(with = "u64")]
+        after: Duration,
+    },
+    /// Sent as soon as a slot frees, however late (wrk2's behaviour); its
+    /// latency still counts from when it was due.
+    CatchUp,
+}
+
+impl Default for Late {
+    fn default() -> Self {
+        Late::Drop {
+            after: Duration::from_millis(100),
+        }
+    }
 }
 
 impl Load {
@@ -84,6 +125,7 @@ impl Load {
         match self {
             Load::Closed { connections } => *connections,
             Load::Open { max_inflight, .. } => *max_inflight,
+            Load::Users { stages, .. } => Timeline::new(stages.clone()).peak(),
         }
     }
 }
@@ -144,6 +186,7 @@ impl Plan {
         match &self.load {
             Load::Closed { .. } => Schedule::closed(self.stop.requests),
             Load::Open { stages, .. } => Schedule::open(stages.clone(), self.stop.requests),
+            Load::Users { .. } => Schedule::closed(self.stop.requests),
         }
     }
 }

@@ -4,7 +4,6 @@
 
 use crate::fmt::count;
 use engine::Outcome;
-use plan::Load;
 use stats::hist::Distribution;
 use stats::{EndReason, RunResult};
 use std::io::{self, Write};
@@ -98,10 +97,7 @@ fn rows(r: &RunResult, style: &AbStyle) -> Vec<(String, String)> {
     };
     add("Document Length:", doc);
     add("", String::new());
-    let conc = match &r.plan.load {
-        Load::Closed { connections } => *connections,
-        Load::Open { max_inflight, .. } => *max_inflight,
-    };
+    let conc = r.plan.load.max_connections();
     add("Concurrency Level:", conc.to_string());
     let secs = s.duration_s;
     add("Time taken for tests:", format!("{secs:.3} seconds"));

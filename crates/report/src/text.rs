@@ -16,20 +16,30 @@ fn model(r: &RunResult) -> String {
     } else {
         "new connection per request"
     };
+    let threads = threads(r.client.threads);
     match &p.load {
-        Load::Closed { connections } => format!(
-            "closed model: {connections} connections, {}, {conn}",
-            threads(r.client.threads)
-        ),
+        Load::Closed { connections } => {
+            format!("closed model: {connections} connections, {threads}, {conn}")
+        }
         Load::Open {
             stages,
             max_inflight,
+            ..
         } => {
             let peak = stages.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
             format!(
-                "open model: up to {peak}/s, at most {max_inflight} in flight, {}, {conn}",
-                threads(r.client.threads)
+                "open model: up to {peak}/s, at most {max_inflight} in flight, {threads}, {conn}"
             )
+        }
+        Load::Users { pacing, think, .. } => {
+            let mut s = format!("virtual users: up to {}", p.load.max_connections());
+            if let Some(pc) = pacing {
+                s.push_str(&format!(", an iteration every {:?}", pc));
+            }
+            if *think != plan::Think::None {
+                s.push_str(", think time");
+            }
+            format!("{s}, {threads}, {conn}")
         }
     }
 }
@@ -130,6 +140,20 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
                 duration_us(sv.max_us)
             )?;
         }
+        if let Some(lag) = &s.lag {
+            writeln!(
+                w,
+                "  Schedule lag (start − intended)   mean {}   p99 {}   max {}{}",
+                duration_us(lag.mean_us),
+                duration_us(lag.at(99.0).unwrap_or(0.0)),
+                duration_us(lag.max_us),
+                if s.dropped > 0 {
+                    format!("   dropped {}", count(s.dropped))
+                } else {
+                    String::new()
+                }
+            )?;
+        }
         writeln!(
             w,
             "  Phases      connect {} / {}   wait (to first byte) {} / {}   (mean / p99 per request)",
@@ -173,6 +197,56 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         sorted.sort_by_key(|f| std::cmp::Reverse(f.1));
         for (o, n) in sorted {
             writeln!(w, "    {:<24} {:>10}   {}", o.name(), count(n), o.explain())?;
+        }
+    }
+    if !r.steps.is_empty() {
+        writeln!(
+            w,
+            "  Steps       {:<20} {:>10} {:>8} {:>8} {:>10} {:>10}",
+            "", "requests", "errors", "non-2xx", "p50", "p99"
+        )?;
+        for st in &r.steps {
+            writeln!(
+                w,
+                "              {:<20} {:>10} {:>8} {:>8} {:>10} {:>10}",
+                st.name,
+                count(st.requests),
+                count(st.errors),
+                count(st.non_2xx),
+                duration_us(st.latency.at(50.0).unwrap_or(0.0)),
+                duration_us(st.latency.at(99.0).unwrap_or(0.0)),
+            )?;
+        }
+    }
+    if !r.checks.is_empty() {
+        writeln!(w, "  Checks")?;
+        for c in &r.checks {
+            let mark = if c.failed == 0 { "ok  " } else { "FAIL" };
+            writeln!(
+                w,
+                "    {mark} {} · {}   {} passed, {} failed",
+                c.step,
+                c.name,
+                count(c.passed),
+                count(c.failed)
+            )?;
+        }
+    }
+    if !r.thresholds.is_empty() {
+        writeln!(w, "  Thresholds")?;
+        for t in &r.thresholds {
+            let scope = t
+                .step
+                .as_ref()
+                .map(|s| format!(" (step {s})"))
+                .unwrap_or_default();
+            writeln!(
+                w,
+                "    {} {}{scope}   actual {:.3}",
+                if t.passed { "pass" } else { "FAIL" },
+                t.expr,
+                t.actual
+            )?;
         }
     }
     let c = &r.client;

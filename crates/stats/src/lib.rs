@@ -7,10 +7,11 @@ pub mod hist;
 mod recorder;
 mod result;
 mod series;
+pub mod threshold;
 
-pub use recorder::{BodyLengths, Recorder, Totals};
+pub use recorder::{BodyLengths, Recorder, RecorderOptions, StepTotals, Totals};
 pub use result::{
-    BodyLength, ClientLoad, End, EndReason, Environment, Histograms, RunFacts, RunResult, Summary,
-    SATURATED, SCHEMA,
+    BodyLength, CheckResult, ClientLoad, End, EndReason, Environment, Histograms, RunFacts,
+    RunResult, StepResult, Summary, SATURATED, SCHEMA,
 };
 pub use series::{SecondAcc, SecondRow, Series};

@@ -113,6 +113,10 @@ pub struct Totals {
     pub processing: Histogram<u64>,
     /// Per connection: TCP handshake time.
     pub handshake: Histogram<u64>,
+    /// Scheduled models: how late each request started (start − intended).
+    pub lag: Histogram<u64>,
+    /// Per scenario step (empty for a plain run).
+    pub steps: Vec<StepTotals>,
     pub outcomes: [u64; Outcome::COUNT],
     /// Responses by status code (index = code, 0..=999).
     pub statuses: Vec<u64>,
@@ -136,6 +140,8 @@ impl Default for Totals {
             wait: new_hist(),
             processing: new_hist(),
             handshake: new_hist(),
+            lag: new_hist(),
+            steps: Vec::new(),
             outcomes: [0; Outcome::COUNT],
             statuses: vec![0; 1000],
             bytes_in: 0,
@@ -160,6 +166,7 @@ impl Totals {
             (&mut self.wait, &o.wait),
             (&mut self.processing, &o.processing),
             (&mut self.handshake, &o.handshake),
+            (&mut self.lag, &o.lag),
         ] {
             a.add(b).expect("histograms share one configuration");
         }
@@ -176,6 +183,12 @@ impl Totals {
         self.reused += o.reused;
         self.keepalive_responses += o.keepalive_responses;
         self.body.merge(&o.body, o.responses());
+        if self.steps.len() < o.steps.len() {
+            self.steps.resize_with(o.steps.len(), StepTotals::default);
+        }
+        for (a, b) in self.steps.iter_mut().zip(&o.steps) {
+            a.merge(b);
+        }
     }
 
     pub fn count(&self, o: Outcome) -> u64 {
@@ -200,11 +213,49 @@ impl Totals {
     }
 }
 
+/// One scenario step's figures.
+#[derive(Debug, Clone)]
+pub struct StepTotals {
+    pub latency: Histogram<u64>,
+    pub outcomes: [u64; Outcome::COUNT],
+    pub non_2xx: u64,
+}
+
+impl Default for StepTotals {
+    fn default() -> Self {
+        StepTotals {
+            latency: new_hist(),
+            outcomes: [0; Outcome::COUNT],
+            non_2xx: 0,
+        }
+    }
+}
+
+impl StepTotals {
+    fn merge(&mut self, o: &StepTotals) {
+        self.latency.add(&o.latency).expect("same configuration");
+        for (a, b) in self.outcomes.iter_mut().zip(o.outcomes) {
+            *a += b;
+        }
+        self.non_2xx += o.non_2xx;
+    }
+}
+
+/// What a recorder records besides the basics.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RecorderOptions {
+    /// Requests have intended times (open model, virtual users): also record
+    /// service time and schedule lag.
+    pub scheduled: bool,
+    /// Scenario steps to keep separate figures for (0: a plain run).
+    pub steps: usize,
+}
+
 /// One worker's recorder.
 #[derive(Debug)]
 pub struct Recorder {
     pub totals: Totals,
-    open_model: bool,
+    scheduled: bool,
     worker: usize,
     second: u64,
     cur: SecondAcc,
@@ -212,11 +263,12 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// `open_model`: also record service time separately from latency.
-    pub fn new(worker: usize, open_model: bool, series: Arc<Mutex<Series>>) -> Self {
+    pub fn new(worker: usize, options: RecorderOptions, series: Arc<Mutex<Series>>) -> Self {
+        let mut totals = Totals::default();
+        totals.steps.resize_with(options.steps, StepTotals::default);
         Recorder {
-            totals: Totals::default(),
-            open_model,
+            totals,
+            scheduled: options.scheduled,
             worker,
             second: 0,
             cur: SecondAcc::new(new_coarse_hist()),
@@ -252,8 +304,9 @@ impl Sink for Recorder {
                 let total = s.end.saturating_sub(s.intended);
                 record_ns(&mut t.latency, total);
                 record_ns(&mut self.cur.hist, total);
-                if self.open_model {
+                if self.scheduled {
                     record_ns(&mut t.service, s.end.saturating_sub(s.start));
+                    record_ns(&mut t.lag, s.start.saturating_sub(s.intended));
                 }
                 record_ns(&mut t.connect, s.sent.saturating_sub(s.start));
                 record_ns(&mut t.wait, s.first_byte.saturating_sub(s.sent));
@@ -266,7 +319,15 @@ impl Sink for Recorder {
                 self.cur.non_2xx += u64::from(!(200..300).contains(&s.status));
             }
             Outcome::Cancelled => self.cur.cancelled += 1,
+            Outcome::Dropped => self.cur.dropped += 1,
             _ => self.cur.errors += 1,
+        }
+        if let Some(st) = t.steps.get_mut(s.step as usize) {
+            st.outcomes[s.outcome as usize] += 1;
+            if s.outcome == Outcome::Response {
+                record_ns(&mut st.latency, s.end.saturating_sub(s.intended));
+                st.non_2xx += u64::from(!(200..300).contains(&s.status));
+            }
         }
     }
 
@@ -303,6 +364,7 @@ mod tests {
         Sample {
             outcome: Outcome::Response,
             status,
+            step: 0,
             intended: start,
             start,
             sent: start,
@@ -319,9 +381,9 @@ mod tests {
     #[test]
     fn merge_equals_recording_everything_in_one() {
         let series = Arc::new(Mutex::new(Series::new(3)));
-        let mut one = Recorder::new(0, false, series.clone());
+        let mut one = Recorder::new(0, RecorderOptions::default(), series.clone());
         let mut parts: Vec<Recorder> = (0..2)
-            .map(|w| Recorder::new(w + 1, false, series.clone()))
+            .map(|w| Recorder::new(w + 1, RecorderOptions::default(), series.clone()))
             .collect();
         for i in 0..1000u64 {
             let s = sample(
@@ -350,7 +412,7 @@ mod tests {
     #[test]
     fn cancelled_is_not_an_error() {
         let series = Arc::new(Mutex::new(Series::new(1)));
-        let mut r = Recorder::new(0, false, series);
+        let mut r = Recorder::new(0, RecorderOptions::default(), series);
         r.record(&Sample {
             outcome: Outcome::Cancelled,
             end: 5,

@@ -40,8 +40,42 @@ pub struct RunResult {
     pub server_software: Option<String>,
     pub series: Vec<SecondRow>,
     pub histograms: Histograms,
+    /// Scenario runs: figures per step, in step order.
+    #[serde(default)]
+    pub steps: Vec<StepResult>,
+    /// Scenario runs: check and extraction counts.
+    #[serde(default)]
+    pub checks: Vec<CheckResult>,
+    /// Thresholds and how they fared; any failure sets exit code 3.
+    #[serde(default)]
+    pub thresholds: Vec<crate::threshold::ThresholdResult>,
     /// Human-readable warnings about the validity of the numbers.
     pub warnings: Vec<String>,
+}
+
+/// One scenario step's figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StepResult {
+    pub name: String,
+    pub requests: u64,
+    pub responses: u64,
+    pub errors: u64,
+    pub non_2xx: u64,
+    /// Latency from the intended start, µs.
+    pub latency: Distribution,
+    /// The step's latency histogram (same encoding as `histograms`).
+    pub histogram: String,
+    /// Requests by outcome class (non-zero ones).
+    pub outcomes: BTreeMap<Outcome, u64>,
+}
+
+/// A scenario check (or extraction): how often it held.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckResult {
+    pub step: String,
+    pub name: String,
+    pub passed: u64,
+    pub failed: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
@@ -92,6 +126,9 @@ pub struct Summary {
     pub errors: u64,
     /// In flight when the run ended; not errors.
     pub cancelled: u64,
+    /// Open model: due but never sent, as no connection was free in time (not
+    /// counted in `requests`).
+    pub dropped: u64,
     /// Responses with a status outside 200–299.
     pub non_2xx: u64,
     /// Requests re-sent once after a stale keep-alive connection.
@@ -113,8 +150,10 @@ pub struct Summary {
     /// Latency from the intended send time to the end of the response.
     /// Closed model: equal to service time.
     pub latency: Distribution,
-    /// Open model only: from the actual send to the end of the response.
+    /// Open model and virtual users: from the actual start to the end of the response.
     pub service: Option<Distribution>,
+    /// Open model and virtual users: how late requests started (start − intended).
+    pub lag: Option<Distribution>,
     /// Per request: connecting before the write (0 µs on reused connections).
     pub connect: Distribution,
     /// Per request: request written → first response byte.
@@ -173,12 +212,15 @@ pub struct RunFacts {
     pub threads: usize,
     pub connections_opened: u64,
     pub server_software: Option<String>,
+    /// Scenario step names, by step id (empty for a plain run).
+    pub step_names: Vec<String>,
+    pub checks: Vec<CheckResult>,
 }
 
 impl RunResult {
     /// Assembles the result from merged totals, the series and the facts.
     pub fn build(t: &Totals, series: Vec<SecondRow>, f: RunFacts) -> RunResult {
-        let open = matches!(f.plan.load, plan::Load::Open { .. });
+        let open = !matches!(f.plan.load, plan::Load::Closed { .. });
         let secs = f.duration_ns as f64 / 1e9;
         let per_s = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
         let statuses: BTreeMap<u16, u64> = t
@@ -228,10 +270,11 @@ impl RunResult {
                 partial,
             },
             summary: Summary {
-                requests: t.requests(),
+                requests: t.requests() - t.count(Outcome::Dropped),
                 responses: t.responses(),
                 errors: t.errors(),
                 cancelled: t.count(Outcome::Cancelled),
+                dropped: t.count(Outcome::Dropped),
                 non_2xx,
                 retries: t.retries,
                 reused_connections: t.reused,
@@ -245,6 +288,7 @@ impl RunResult {
                 bytes_in_per_s: per_s(t.bytes_in),
                 latency: Distribution::of(&t.latency),
                 service: open.then(|| Distribution::of(&t.service)),
+                lag: open.then(|| Distribution::of(&t.lag)),
                 connect: Distribution::of(&t.connect),
                 wait: Distribution::of(&t.wait),
                 processing: Distribution::of(&t.processing),
@@ -274,6 +318,38 @@ impl RunResult {
                 processing: encode(&t.processing),
                 handshake: encode(&t.handshake),
             },
+            steps: t
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, st)| {
+                    let count = |o: Outcome| st.outcomes[o as usize];
+                    StepResult {
+                        name: f
+                            .step_names
+                            .get(i)
+                            .cloned()
+                            .unwrap_or_else(|| format!("step {i}")),
+                        requests: st.outcomes.iter().sum::<u64>() - count(Outcome::Dropped),
+                        responses: count(Outcome::Response),
+                        errors: Outcome::ALL
+                            .iter()
+                            .filter(|o| o.is_error())
+                            .map(|&o| count(o))
+                            .sum(),
+                        non_2xx: st.non_2xx,
+                        latency: Distribution::of(&st.latency),
+                        histogram: encode(&st.latency),
+                        outcomes: Outcome::ALL
+                            .iter()
+                            .filter(|&&o| count(o) > 0)
+                            .map(|&o| (o, count(o)))
+                            .collect(),
+                    }
+                })
+                .collect(),
+            checks: f.checks,
+            thresholds: Vec::new(),
             warnings,
             plan: f.plan,
             environment: f.environment,

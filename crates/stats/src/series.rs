@@ -15,6 +15,7 @@ pub struct SecondAcc {
     pub responses: u64,
     pub errors: u64,
     pub cancelled: u64,
+    pub dropped: u64,
     pub non_2xx: u64,
     pub bytes_in: u64,
     pub bytes_out: u64,
@@ -28,6 +29,7 @@ impl SecondAcc {
             responses: 0,
             errors: 0,
             cancelled: 0,
+            dropped: 0,
             non_2xx: 0,
             bytes_in: 0,
             bytes_out: 0,
@@ -39,6 +41,7 @@ impl SecondAcc {
         self.responses += o.responses;
         self.errors += o.errors;
         self.cancelled += o.cancelled;
+        self.dropped += o.dropped;
         self.non_2xx += o.non_2xx;
         self.bytes_in += o.bytes_in;
         self.bytes_out += o.bytes_out;
@@ -58,6 +61,8 @@ pub struct SecondRow {
     /// Failed requests (every outcome but response and cancelled).
     pub errors: u64,
     pub cancelled: u64,
+    /// Open model: requests not sent because no connection was free in time.
+    pub dropped: u64,
     pub non_2xx: u64,
     pub bytes_in: u64,
     pub bytes_out: u64,
@@ -85,6 +90,7 @@ impl SecondRow {
             responses: a.responses,
             errors: a.errors,
             cancelled: a.cancelled,
+            dropped: a.dropped,
             non_2xx: a.non_2xx,
             bytes_in: a.bytes_in,
             bytes_out: a.bytes_out,

@@ -1,0 +1,269 @@
+//! Pass/fail criteria on a result: `p99<200ms`, `errors<1%`, `rps>500`.
+//! A breached threshold gives the run its own exit code.
+
+use crate::hist::Distribution;
+use crate::result::{RunResult, StepResult};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Metric {
+    /// A latency percentile, 0–100.
+    P(f64),
+    Mean,
+    Max,
+    Min,
+    Rps,
+    Errors,
+    Non2xx,
+    Dropped,
+    Checks,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Op {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+}
+
+/// A parsed threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Threshold {
+    pub expr: String,
+    /// Applies to this scenario step only.
+    pub step: Option<String>,
+    metric: Metric,
+    op: Op,
+    /// Microseconds for latency metrics; a fraction when `percent`; else a count or rate.
+    value: f64,
+    percent: bool,
+}
+
+/// How a threshold fared.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ThresholdResult {
+    pub expr: String,
+    pub step: Option<String>,
+    /// The measured value, in the threshold's unit (ms for latency, % for rates).
+    pub actual: f64,
+    pub passed: bool,
+}
+
+const HELP: &str = "write METRIC OP VALUE, e.g. p99<200ms, mean<50ms, errors<1%, non_2xx<5%, \
+                    rps>500, dropped==0, checks<1%";
+
+fn parse_latency(v: &str) -> Option<f64> {
+    let v = v.trim();
+    let (num, mul) = if let Some(n) = v.strip_suffix("ms") {
+        (n, 1e3)
+    } else if let Some(n) = v.strip_suffix("us").or_else(|| v.strip_suffix("µs")) {
+        (n, 1.0)
+    } else if let Some(n) = v.strip_suffix('s') {
+        (n, 1e6)
+    } else {
+        return None;
+    };
+    num.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .map(|x| x * mul)
+}
+
+impl Threshold {
+    /// Parses `METRIC OP VALUE`; `step` scopes it to one scenario step.
+    pub fn parse(expr: &str, step: Option<&str>) -> Result<Threshold, String> {
+        let e = expr.trim();
+        let at = e
+            .find(['<', '>', '='])
+            .ok_or_else(|| format!("'{expr}' has no comparison; {HELP}"))?;
+        let (m, rest) = e.split_at(at);
+        let (op, v) = if let Some(v) = rest.strip_prefix("<=") {
+            (Op::Le, v)
+        } else if let Some(v) = rest.strip_prefix(">=") {
+            (Op::Ge, v)
+        } else if let Some(v) = rest.strip_prefix("==") {
+            (Op::Eq, v)
+        } else if let Some(v) = rest.strip_prefix('<') {
+            (Op::Lt, v)
+        } else if let Some(v) = rest.strip_prefix('>') {
+            (Op::Gt, v)
+        } else {
+            return Err(format!("'{expr}': use <, <=, >, >= or ==; {HELP}"));
+        };
+        let m = m.trim().to_ascii_lowercase();
+        let metric = match m.as_str() {
+            "mean" | "avg" => Metric::Mean,
+            "max" => Metric::Max,
+            "min" => Metric::Min,
+            "rps" => Metric::Rps,
+            "errors" | "error_rate" => Metric::Errors,
+            "non_2xx" => Metric::Non2xx,
+            "dropped" => Metric::Dropped,
+            "checks" => Metric::Checks,
+            p if p.starts_with('p') => match p[1..].parse::<f64>() {
+                Ok(x) if (0.0..=100.0).contains(&x) => Metric::P(x),
+                _ => {
+                    return Err(format!(
+                        "'{expr}': '{m}' is not a percentile like p99 or p99.9"
+                    ))
+                }
+            },
+            _ => return Err(format!("'{expr}': unknown metric '{m}'; {HELP}")),
+        };
+        let v = v.trim();
+        let latency = matches!(
+            metric,
+            Metric::P(_) | Metric::Mean | Metric::Max | Metric::Min
+        );
+        let (value, percent) = if latency {
+            let us = parse_latency(v).ok_or_else(|| {
+                format!("'{expr}': '{v}' is not a duration with a unit (200ms, 1s, 500us)")
+            })?;
+            (us, false)
+        } else if let Some(p) = v.strip_suffix('%') {
+            if metric == Metric::Rps {
+                return Err(format!(
+                    "'{expr}': rps takes a number of requests per second"
+                ));
+            }
+            let x = p
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| format!("'{expr}': '{v}' is not a percentage"))?;
+            (x / 100.0, true)
+        } else {
+            let x = v
+                .parse::<f64>()
+                .map_err(|_| format!("'{expr}': '{v}' is not a number"))?;
+            (x, false)
+        };
+        Ok(Threshold {
+            expr: e.to_owned(),
+            step: step.map(str::to_owned),
+            metric,
+            op,
+            value,
+            percent,
+        })
+    }
+
+    /// Evaluates against a result (or its step); a missing step fails.
+    pub fn evaluate(&self, r: &RunResult) -> ThresholdResult {
+        let step: Option<&StepResult> = self
+            .step
+            .as_ref()
+            .and_then(|n| r.steps.iter().find(|s| &s.name == n));
+        let s = &r.summary;
+        let (latency, finished, errors, non_2xx): (&Distribution, u64, u64, u64) = match step {
+            Some(st) => (&st.latency, st.responses + st.errors, st.errors, st.non_2xx),
+            None => (&s.latency, s.responses + s.errors, s.errors, s.non_2xx),
+        };
+        let rate = |n: u64| {
+            if finished == 0 {
+                0.0
+            } else {
+                n as f64 / finished as f64
+            }
+        };
+        let (checks_failed, checks_total) = r
+            .checks
+            .iter()
+            .filter(|c| self.step.as_ref().is_none_or(|n| &c.step == n))
+            .fold((0, 0), |(f, t), c| (f + c.failed, t + c.failed + c.passed));
+        let (actual, shown) = match self.metric {
+            Metric::P(p) => {
+                let v = if p >= 100.0 {
+                    latency.max_us
+                } else {
+                    quantile(r, step, p)
+                };
+                (v, v / 1000.0)
+            }
+            Metric::Mean => (latency.mean_us, latency.mean_us / 1000.0),
+            Metric::Max => (latency.max_us, latency.max_us / 1000.0),
+            Metric::Min => (latency.min_us, latency.min_us / 1000.0),
+            Metric::Rps => (s.rps, s.rps),
+            Metric::Errors | Metric::Non2xx | Metric::Dropped | Metric::Checks => {
+                let (n, total) = match self.metric {
+                    Metric::Errors => (errors, finished),
+                    Metric::Non2xx => (non_2xx, finished),
+                    Metric::Dropped => (s.dropped, s.requests + s.dropped),
+                    _ => (checks_failed, checks_total),
+                };
+                if self.percent {
+                    let fr = if total == 0 {
+                        0.0
+                    } else {
+                        n as f64 / total as f64
+                    };
+                    let _ = rate;
+                    (fr, fr * 100.0)
+                } else {
+                    (n as f64, n as f64)
+                }
+            }
+        };
+        let passed = (self.step.is_none() || step.is_some())
+            && match self.op {
+                Op::Lt => actual < self.value,
+                Op::Le => actual <= self.value,
+                Op::Gt => actual > self.value,
+                Op::Ge => actual >= self.value,
+                Op::Eq => (actual - self.value).abs() < 1e-9,
+            };
+        ThresholdResult {
+            expr: self.expr.clone(),
+            step: self.step.clone(),
+            actual: shown,
+            passed,
+        }
+    }
+}
+
+/// Any percentile, read from the (step's) histogram rather than the summary's fixed list.
+fn quantile(r: &RunResult, step: Option<&StepResult>, p: f64) -> f64 {
+    let encoded = step.map_or(&r.histograms.latency, |s| &s.histogram);
+    match crate::hist::decode(encoded) {
+        Ok(h) if !h.is_empty() => h.value_at_quantile(p / 100.0) as f64,
+        _ => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_forms() {
+        let t = Threshold::parse("p99<200ms", None).unwrap();
+        assert_eq!(
+            (t.metric, t.op, t.value),
+            (Metric::P(99.0), Op::Lt, 200_000.0)
+        );
+        let t = Threshold::parse("errors < 1%", None).unwrap();
+        assert_eq!((t.metric, t.value, t.percent), (Metric::Errors, 0.01, true));
+        let t = Threshold::parse("rps>=500", None).unwrap();
+        assert_eq!((t.metric, t.op, t.value), (Metric::Rps, Op::Ge, 500.0));
+        assert_eq!(Threshold::parse("p99.9<1s", None).unwrap().value, 1e6);
+        assert_eq!(Threshold::parse("dropped==0", None).unwrap().op, Op::Eq);
+    }
+
+    #[test]
+    fn bad_thresholds_say_what_to_write() {
+        for bad in [
+            "p99 200ms",
+            "p99<200",
+            "latency<1s",
+            "rps>5%",
+            "p101<1s",
+            "errors<lots",
+        ] {
+            let e = Threshold::parse(bad, None).unwrap_err();
+            assert!(e.contains(bad.trim()), "{e}");
+        }
+    }
+}
