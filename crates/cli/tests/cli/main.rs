@@ -3,6 +3,7 @@
 //! reported. One test binary, topic modules (STYLE.md §12).
 
 mod ab;
+mod doctor;
 mod errors;
 mod run;
 mod schema;
