@@ -1,0 +1,388 @@
+//! Load models, checked at the server: exact open-model counts, per-second
+//! rates, coordinated-omission correction under a real stall, virtual users
+//! with ramp-up, pacing and think time, and thresholds. Timing-sensitive, so
+//! these tests take turns (a separate test binary, run after the others).
+
+use serde_json::Value;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn yace() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_yace"))
+}
+
+fn server() -> target::Server {
+    target::Server::start(target::Config {
+        threads: 1,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+fn settled(s: &target::Server) -> target::Stats {
+    let mut last = s.stats();
+    for _ in 0..30 {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = s.stats();
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+    last
+}
+
+fn run(name: &str, args: &[&str]) -> (Output, Value) {
+    let dir = std::env::temp_dir().join(format!("yace-models-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.json"));
+    let out = yace()
+        .arg("run")
+        .args(args)
+        .arg("-q")
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "no result; stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out, serde_json::from_str(&text).unwrap())
+}
+
+fn n(v: &Value, path: &str) -> u64 {
+    path.split('.')
+        .fold(v, |v, k| &v[k])
+        .as_u64()
+        .unwrap_or_else(|| panic!("{path} missing"))
+}
+
+fn f(v: &Value, path: &str) -> f64 {
+    path.split('.')
+        .fold(v, |v, k| &v[k])
+        .as_f64()
+        .unwrap_or_else(|| panic!("{path} missing"))
+}
+
+fn pct(v: &Value, which: &str, p: f64) -> f64 {
+    v["summary"][which]["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| (x["p"].as_f64().unwrap() - p).abs() < 1e-9)
+        .map(|x| x["us"].as_f64().unwrap())
+        .unwrap()
+}
+
+#[test]
+fn open_model_counts_are_exact_at_the_server() {
+    let _g = serial();
+    let s = server();
+    for (rate, dur, want) in [("100", "1s", 100), ("1.75", "2s", 4)] {
+        s.reset_stats();
+        let (out, r) = run("exact", &[&s.url(), "--rate", rate, "-d", dur]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(settled(&s).requests, want, "{rate}/s for {dur}");
+        assert_eq!(n(&r, "summary.responses"), want);
+        assert_eq!(n(&r, "summary.dropped"), 0);
+    }
+}
+
+#[test]
+fn two_hundred_per_second_holds_each_second() {
+    let _g = serial();
+    let s = server();
+    let (out, r) = run(
+        "rate200",
+        &[&s.url(), "--rate", "200", "-d", "5s", "-t", "1"],
+    );
+    assert!(out.status.success());
+    assert_eq!(settled(&s).requests, 1000, "200/s × 5 s");
+    for row in r["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["length_s"].as_f64() == Some(1.0))
+    {
+        let got = row["responses"].as_u64().unwrap();
+        assert!(
+            (196..=204).contains(&got),
+            "second {}: {got}",
+            row["second"]
+        );
+    }
+}
+
+/// Stops the server process for `stall`, `after` into the run (wrk2's ^Z test).
+fn stall(child: &Child, after: Duration, stall: Duration) -> std::thread::JoinHandle<()> {
+    let pid = child.id() as i32;
+    std::thread::spawn(move || {
+        std::thread::sleep(after);
+        // SAFETY: signalling our own child process by PID.
+        unsafe { libc::kill(pid, libc::SIGSTOP) };
+        std::thread::sleep(stall);
+        unsafe { libc::kill(pid, libc::SIGCONT) };
+    })
+}
+
+fn serve_child() -> (Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = yace()
+        .args(["serve", "--port", &port.to_string(), "-t", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/");
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return (child, url);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("yace serve did not come up");
+}
+
+#[test]
+fn a_stall_shows_in_corrected_latency_not_in_service_time() {
+    let _g = serial();
+    let (mut child, url) = serve_child();
+    let t = stall(
+        &child,
+        Duration::from_millis(1000),
+        Duration::from_millis(600),
+    );
+    // One connection: requests due during the stall wait for it; catch-up sends them late.
+    let (out, r) = run(
+        "stall",
+        &[
+            &url,
+            "--rate",
+            "100",
+            "-d",
+            "3s",
+            "--max-inflight",
+            "1",
+            "--late",
+            "catch-up",
+            "-t",
+            "1",
+        ],
+    );
+    t.join().unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // ~60 of 300 requests were due during the 600 ms stall: corrected p90 is
+    // hundreds of ms, while service time (from the actual send) stays low.
+    let corrected_p90 = pct(&r, "latency", 90.0);
+    let service_p90 = pct(&r, "service", 90.0);
+    assert!(
+        corrected_p90 > 150_000.0,
+        "corrected p90 {corrected_p90} µs"
+    );
+    assert!(service_p90 < 20_000.0, "service p90 {service_p90} µs");
+    assert!(f(&r, "summary.lag.max_us") > 400_000.0, "lag is shown");
+    assert_eq!(n(&r, "summary.dropped"), 0);
+}
+
+#[test]
+fn after_a_stall_late_requests_are_dropped_by_default() {
+    let _g = serial();
+    let (mut child, url) = serve_child();
+    let t = stall(
+        &child,
+        Duration::from_millis(800),
+        Duration::from_millis(700),
+    );
+    let (out, r) = run(
+        "drop",
+        &[
+            &url,
+            "--rate",
+            "100",
+            "-d",
+            "2500ms",
+            "--max-inflight",
+            "1",
+            "-t",
+            "1",
+        ],
+    );
+    t.join().unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(out.status.success());
+    let dropped = n(&r, "summary.dropped");
+    // ~70 due during the stall, all but the last ~100 ms' worth dropped.
+    assert!((40..=75).contains(&dropped), "dropped {dropped}");
+    assert_eq!(
+        n(&r, "summary.responses") + dropped + n(&r, "summary.cancelled"),
+        250
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("dropped"));
+}
+
+#[test]
+fn virtual_users_ramp_up_with_pacing() {
+    let _g = serial();
+    let s = server();
+    // Seed 004 in miniature: 50 users over 2 s, one request per user per second, 4 s in all.
+    let (out, r) = run(
+        "vu",
+        &[
+            &s.url(),
+            "-u",
+            "50",
+            "--ramp-up",
+            "2s",
+            "-d",
+            "4s",
+            "--pacing",
+            "1s",
+            "-t",
+            "2",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = settled(&s);
+    // User i starts at i·40 ms and sends at start, +1 s, +2 s, +3 s while < 4 s:
+    // users 0–24 send 4, users 25–49 send 3.
+    assert!((173..=175).contains(&seen.requests), "{seen:?}");
+    // Each user has its own connection (+1 probe).
+    assert_eq!(seen.connections, 51);
+    assert_eq!(r["plan"]["load"]["model"], "users");
+    // Full ramp: 50 users × 1/s.
+    let third = r["series"][2]["responses"].as_u64().unwrap();
+    assert!((45..=55).contains(&third), "second 3: {third}");
+}
+
+#[test]
+fn think_time_paces_each_user() {
+    let _g = serial();
+    let s = server();
+    let t = Instant::now();
+    let (out, r) = run(
+        "think",
+        &[
+            &s.url(),
+            "-u",
+            "4",
+            "--think",
+            "100ms",
+            "-d",
+            "1s",
+            "-t",
+            "1",
+        ],
+    );
+    assert!(out.status.success());
+    assert!(t.elapsed() < Duration::from_secs(3));
+    let got = n(&r, "summary.responses");
+    // Each user: a request (< 1 ms) then 100 ms of thought: 10 per second.
+    assert!((36..=44).contains(&got), "{got}");
+}
+
+#[test]
+fn thresholds_set_the_exit_code() {
+    let _g = serial();
+    let s = server();
+    let url = format!("{}sleep?ms=20", s.url());
+    let (out, r) = run(
+        "thr-fail",
+        &[
+            &url,
+            "-c",
+            "2",
+            "-n",
+            "20",
+            "--threshold",
+            "p99<5ms",
+            "--threshold",
+            "errors<1%",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let th = r["thresholds"].as_array().unwrap();
+    assert_eq!(th[0]["passed"], false);
+    assert_eq!(th[1]["passed"], true);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL p99<5ms"));
+    let (out, _) = run(
+        "thr-pass",
+        &[
+            &url,
+            "-c",
+            "2",
+            "-n",
+            "20",
+            "--threshold",
+            "p99<2s",
+            "--threshold",
+            "rps>1",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let out = yace()
+        .args(["run", &s.url(), "--threshold", "p99 < lots"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--threshold"));
+}
+
+#[test]
+fn bad_load_flags_are_reported_together() {
+    let out = yace()
+        .args([
+            "run",
+            "http://127.0.0.1:1/",
+            "--rate",
+            "10",
+            "-u",
+            "5",
+            "--stages",
+            "x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("exclude each other"), "{e}");
+    let out = yace()
+        .args(["run", "http://127.0.0.1:1/", "--think", "sometimes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--think"));
+}
