@@ -506,8 +506,10 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
     };
     let _ = report::ab::report(r, &style, std::io::stdout().lock());
     if let (Some(f), Some(p)) = (csv_out, &a.csv) {
-        report::ab::csv(r, std::io::BufWriter::new(f))
-            .map_err(|e| Failure::runtime(format!("-e {}: cannot write: {e}", p.display())))?;
+        let mut w = std::io::BufWriter::new(f);
+        report::ab::csv(r, &mut w)
+            .and_then(|()| w.flush())
+            .map_err(|e| crate::run::output_failure("-e", p, e))?;
     }
     write_json(r, json_out, a.json.as_deref())?;
     Ok(exit_code(done.signal, r))

@@ -12,7 +12,7 @@ use std::path::PathBuf;
     long_about = "yace (压测, \"load test\"): one fast binary to load-test web servers.\n\n\
         Run `yace run` with no URL to benchmark the embedded target, or give it a URL.",
     after_help = "Exit codes: 0 success · 1 runtime failure (unreachable target, I/O) · \
-        2 bad input · 3 threshold breached · 130 interrupted (SIGINT) · 143 terminated (SIGTERM)"
+        2 bad input · 3 threshold breached · 4 disk full writing a result · 130 interrupted (SIGINT) · 143 terminated (SIGTERM)"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -29,8 +29,6 @@ pub enum Command {
     /// Run the embedded reference target in the foreground.
     #[command(after_help = SERVE_HELP)]
     Serve(ServeArgs),
-    /// Check this machine (and a target) before a big run.
-    Doctor(crate::doctor::DoctorArgs),
 }
 
 const RUN_EXAMPLES: &str = "Examples:
@@ -43,7 +41,7 @@ const RUN_EXAMPLES: &str = "Examples:
   yace run URL -u 5000 --ramp-up 50s -d 150s --pacing 5s   # seed 004: 5000 users, one request every 5 s each
   yace run URL -c 50 -d 30s --threshold 'p99<200ms' --threshold 'errors<1%'
 
-Exit codes: 0 success · 1 runtime failure · 2 bad input · 3 threshold breached · 130 SIGINT · 143 SIGTERM";
+Exit codes: 0 success · 1 runtime failure · 2 bad input · 3 threshold breached · 4 disk full · 130 SIGINT · 143 SIGTERM";
 
 const SERVE_HELP: &str = "Routes:
   /                 200 \"hello world\\n\"

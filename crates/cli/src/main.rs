@@ -3,7 +3,6 @@
 
 mod ab;
 mod args;
-mod doctor;
 mod environment;
 mod run;
 mod signals;
@@ -20,6 +19,8 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// The run completed but breached a threshold.
     pub const THRESHOLD: u8 = 3;
+    /// An output file could not be written because the disk is full.
+    pub const DISK_FULL: u8 = 4;
     pub const SIGINT: u8 = 130;
     pub const SIGTERM: u8 = 143;
 }
@@ -62,7 +63,6 @@ fn main() -> ExitCode {
         args::Command::Run(a) => run::run(*a),
         args::Command::Ab(a) => ab::run(*a),
         args::Command::Serve(a) => serve(a),
-        args::Command::Doctor(a) => doctor::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

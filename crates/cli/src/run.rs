@@ -562,13 +562,32 @@ pub fn write_json(
     path: Option<&Path>,
 ) -> Result<(), Failure> {
     if let (Some(f), Some(p)) = (file, path) {
-        report::json::write(result, std::io::BufWriter::new(f))
-            .map_err(|e| Failure::runtime(format!("--json {}: cannot write: {e}", p.display())))?;
+        let mut w = std::io::BufWriter::new(f);
+        report::json::write(result, &mut w)
+            .and_then(|()| w.flush())
+            .and_then(|()| w.get_ref().sync_all().or(Ok(())))
+            .map_err(|e| output_failure("--json", p, e))?;
         if result.end.partial {
             eprintln!("yace: partial result written to {}", p.display());
         }
     }
     Ok(())
+}
+
+/// An output file could not be written: a full disk gets its own exit code.
+pub fn output_failure(flag: &str, path: &Path, e: std::io::Error) -> Failure {
+    if e.raw_os_error() == Some(libc::ENOSPC) {
+        Failure {
+            code: exit::DISK_FULL,
+            message: format!(
+                "{flag} {}: the disk is full ({e}); the summary above is complete, free some \
+                 space and re-run to keep the JSON",
+                path.display()
+            ),
+        }
+    } else {
+        Failure::runtime(format!("{flag} {}: cannot write: {e}", path.display()))
+    }
 }
 
 /// The exit code for how the run ended: a signal first, then thresholds.
