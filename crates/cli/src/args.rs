@@ -29,6 +29,8 @@ pub enum Command {
     /// Run the embedded reference target in the foreground.
     #[command(after_help = SERVE_HELP)]
     Serve(ServeArgs),
+    /// Check this machine (and a target) before a big run.
+    Doctor(crate::doctor::DoctorArgs),
 }
 
 const RUN_EXAMPLES: &str = "Examples:

@@ -161,7 +161,6 @@ impl Check {
 /// `yace run` calls it after building the plan and before the load, and
 /// prints each as `warning: …` on stderr. Call [`raise_nofile`] first, so
 /// a soft limit it could raise is not reported.
-#[allow(dead_code)] // Wired into `yace run` separately.
 pub fn preflight(plan: &Plan) -> Vec<String> {
     let connections = plan.load.max_connections();
     let mut out = vec![checks::open_files(
@@ -205,7 +204,6 @@ pub fn preflight(plan: &Plan) -> Vec<String> {
 /// File descriptors a run with `connections` needs: one each plus 64
 /// for yace itself. With the embedded target in the same process (`yace run`
 /// without a URL) the server's ends count too: pass twice the connections.
-#[allow(dead_code)] // Wired into `yace run` separately.
 pub fn fds_needed(connections: u64) -> u64 {
     checks::fds_needed(connections)
 }
@@ -214,7 +212,6 @@ pub fn fds_needed(connections: u64) -> u64 {
 /// the hard limit allows (no privilege needed; only this process and its
 /// children are affected). Returns a note of what it did; `None` when the
 /// limit already sufficed or could not be changed.
-#[allow(dead_code)] // Wired into `yace run` separately.
 pub fn raise_nofile(needed: u64) -> Option<String> {
     let l = system::nofile()?;
     if l.soft >= needed || l.soft >= l.hard {

@@ -3,6 +3,7 @@
 
 mod ab;
 mod args;
+mod doctor;
 mod environment;
 mod run;
 mod signals;
@@ -63,6 +64,7 @@ fn main() -> ExitCode {
         args::Command::Run(a) => run::run(*a),
         args::Command::Ab(a) => ab::run(*a),
         args::Command::Serve(a) => serve(a),
+        args::Command::Doctor(a) => doctor::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -374,6 +374,14 @@ pub fn prepare(
         println!("{text}");
         return Ok(None);
     }
+    // The embedded target runs in this process: both ends of each connection use descriptors.
+    let fds = plan.load.max_connections() * if embedded.is_some() { 2 } else { 1 };
+    if let Some(note) = crate::doctor::raise_nofile(crate::doctor::fds_needed(fds)) {
+        eprintln!("yace: {note}");
+    }
+    for w in crate::doctor::preflight(&plan) {
+        eprintln!("warning: {w}");
+    }
     if embedded.is_some() {
         eprintln!(
             "yace: no URL given, so benchmarking the embedded target started at {url} \

@@ -121,9 +121,29 @@ fn missing_body_file_names_the_file() {
 #[test]
 fn a_full_disk_has_its_own_exit_code_and_the_summary_still_prints() {
     let s = crate::server();
-    let out = yace().args(["run", &s.url(), "-n", "50", "-c", "2", "--json", "/dev/full"]).output().unwrap();
+    let out = yace()
+        .args([
+            "run",
+            &s.url(),
+            "-n",
+            "50",
+            "-c",
+            "2",
+            "--json",
+            "/dev/full",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
-    assert!(stderr(&out).contains("the disk is full"), "{}", stderr(&out));
-    assert!(crate::stdout(&out).contains("50 responses"), "{}", crate::stdout(&out));
+    assert!(
+        stderr(&out).contains("the disk is full"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        crate::stdout(&out).contains("50 responses"),
+        "{}",
+        crate::stdout(&out)
+    );
     s.shutdown();
 }

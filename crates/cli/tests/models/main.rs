@@ -158,6 +158,9 @@ fn serve_child() -> (Child, String) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+    let mut child = child;
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("yace serve did not come up");
 }
 
