@@ -13,8 +13,6 @@ pub enum DataMode {
 }
 
 impl DataMode {
-    pub(crate) const NAMES: [&'static str; 3] = ["per_user", "round_robin", "random"];
-
     pub(crate) fn parse(s: &str) -> Option<DataMode> {
         match s {
             "per_user" => Some(DataMode::PerUser),
@@ -62,8 +60,7 @@ pub(crate) fn parse_csv(text: &str) -> Result<Csv, Vec<(usize, String)>> {
         let start_line = line;
         let mut fields = vec![String::new()];
         let mut quoted_field = false;
-        loop {
-            let Some(c) = chars.next() else { break };
+        while let Some(c) = chars.next() {
             match c {
                 '"' if fields.last().is_some_and(String::is_empty) && !quoted_field => {
                     quoted_field = true;

@@ -1,8 +1,176 @@
+//! Scenario files for yace: virtual users that repeat a journey of named
+//! steps, with cookies, variables, extraction, checks and think time.
+//!
+//! Pure: [`load`]/[`parse`] read and validate a TOML or YAML file, reporting
+//! every problem at once with its line and column; [`Scenario::runner`] gives
+//! each worker a [`Runner`] that, per [`User`], writes the next HTTP/1.1
+//! request and digests responses. No sockets, threads or clocks: the engine
+//! sends the bytes, waits the think times, and reports what came back. The
+//! file format is documented in `docs/scenario.md`.
+
+mod build;
+mod cookie;
 mod data;
 mod diag;
+mod http;
 mod jsonpath;
+mod load;
 mod node;
+mod program;
+mod read;
 mod rng;
+mod runner;
+mod step;
 mod template;
 mod think;
+
+pub use data::DataMode;
 pub use diag::{Diagnostic, Diagnostics};
+pub use load::{LoadSpec, Source, Stage, ENV};
+pub use plan::Think;
+pub use runner::{Action, Capture, CheckCount, Runner, User};
+
+use diag::{Pos, Sink};
+use program::Program;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The two spellings of one schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Toml,
+    Yaml,
+}
+
+impl Format {
+    /// By extension: `.toml`, `.yaml` or `.yml`.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "toml" => Some(Format::Toml),
+            "yaml" | "yml" => Some(Format::Yaml),
+            _ => None,
+        }
+    }
+}
+
+/// One request step, as the statistics see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepInfo {
+    /// Dense: steps are numbered 0..n in file order.
+    pub id: u16,
+    pub name: String,
+    pub journey: String,
+    /// Per-step thresholds, unparsed (`"p95<300ms"`).
+    pub thresholds: Vec<String>,
+    /// The `choice` this step is an option of.
+    pub group: Option<String>,
+    pub method: String,
+    /// The url as written (a template).
+    pub url: String,
+}
+
+/// A validated scenario, ready to run.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    prog: Arc<Program>,
+    load: LoadSpec,
+    steps: Vec<StepInfo>,
+}
+
+/// Reads a scenario file; the format follows the extension. `env` is the
+/// process environment (or a test's): `YACE_*` variables override `[load]`.
+pub fn load(path: &Path, env: &BTreeMap<String, String>) -> Result<Scenario, Diagnostics> {
+    let origin = path.display().to_string();
+    let fail = |message: String, hint: Option<&str>| {
+        Diagnostics(vec![Diagnostic {
+            file: origin.clone(),
+            line: 0,
+            column: 0,
+            message,
+            hint: hint.map(str::to_owned),
+        }])
+    };
+    let format = Format::from_path(path).ok_or_else(|| {
+        fail(
+            "a scenario file must end in .toml, .yaml or .yml".into(),
+            Some("rename it, so its format is known"),
+        )
+    })?;
+    let text =
+        std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}"), None))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    parse(&text, format, &origin, dir, env)
+}
+
+/// Parses and validates scenario text. `origin` names it in diagnostics;
+/// files it names (data sets, bodies) are read relative to `dir`.
+pub fn parse(
+    text: &str,
+    format: Format,
+    origin: &str,
+    dir: &Path,
+    env: &BTreeMap<String, String>,
+) -> Result<Scenario, Diagnostics> {
+    let mut sink = Sink::new(origin);
+    let root = match format {
+        Format::Toml => node::from_toml(text),
+        Format::Yaml => node::from_yaml(text),
+    };
+    let root = match root {
+        Ok(r) => r,
+        Err(errors) => {
+            for (pos, msg) in errors {
+                sink.err(pos, msg);
+            }
+            return Err(sink.finish());
+        }
+    };
+    match build::build(&root, origin, dir, env, &mut sink) {
+        Some(b) if sink.is_empty() => Ok(Scenario {
+            prog: Arc::new(b.prog),
+            load: b.load,
+            steps: b.steps,
+        }),
+        _ => {
+            if sink.is_empty() {
+                sink.err(Pos::new(1, 1), "the scenario is not valid");
+            }
+            Err(sink.finish())
+        }
+    }
+}
+
+impl Scenario {
+    /// The one connection target: `base`.
+    pub fn base(&self) -> &plan::Target {
+        &self.prog.base
+    }
+
+    pub fn load_spec(&self) -> &LoadSpec {
+        &self.load
+    }
+
+    /// Every request step, flattened (choice options included), by id.
+    pub fn steps(&self) -> &[StepInfo] {
+        &self.steps
+    }
+
+    /// Run-wide thresholds (`[load].thresholds`).
+    pub fn thresholds(&self) -> &[String] {
+        &self.load.thresholds
+    }
+
+    /// A runner for one worker thread; all share the compiled scenario.
+    pub fn runner(&self) -> Runner {
+        Runner::new(Arc::clone(&self.prog))
+    }
+
+    /// The resolved scenario, for `--dry-run`.
+    pub fn to_json(&self) -> serde_json::Value {
+        self.prog.json.clone()
+    }
+}

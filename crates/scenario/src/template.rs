@@ -233,17 +233,6 @@ impl Template {
         }
     }
 
-    /// A literal (already encoded) template.
-    pub(crate) fn literal(source: &str, enc: Enc) -> Template {
-        let mut b = Vec::new();
-        encode(enc, source.as_bytes(), &mut b);
-        Template {
-            source: source.to_owned(),
-            enc,
-            parts: vec![Part::Lit(b)],
-        }
-    }
-
     pub(crate) fn render(&self, scope: &mut Scope<'_>, out: &mut Vec<u8>) {
         for p in &self.parts {
             match p {

@@ -1,0 +1,95 @@
+use crate::{examples_dir, no_env};
+use std::time::Duration;
+use yace_scenario::{load, Capture, Stage, Think};
+
+#[test]
+fn every_example_parses() {
+    for entry in std::fs::read_dir(examples_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if matches!(ext, "toml" | "yaml" | "yml") {
+            if let Err(d) = load(&path, &no_env()) {
+                panic!("{}:\n{d}", path.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn seed004_is_5000_users_over_50s_every_5s_for_100s() {
+    let s = load(&examples_dir().join("seed004.toml"), &no_env()).unwrap();
+    let l = s.load_spec();
+    let secs = Duration::from_secs;
+    assert_eq!(
+        l.users,
+        [
+            Stage {
+                duration: secs(50),
+                from: 0.0,
+                to: 5000.0
+            },
+            Stage {
+                duration: secs(100),
+                from: 5000.0,
+                to: 5000.0
+            },
+        ]
+    );
+    assert!(l.rate.is_empty());
+    assert_eq!(l.pacing, Some(secs(5)));
+    assert_eq!(l.think, Think::None);
+    assert_eq!(l.length(), secs(150));
+    assert_eq!(s.base().port, 8080);
+    assert_eq!(s.steps().len(), 1);
+    assert_eq!(s.steps()[0].name, "home");
+    assert_eq!(s.steps()[0].journey, "main");
+    assert_eq!(s.thresholds(), ["errors<1%"]);
+    // Peak rate: one request per user per pacing period.
+    let peak = l.users.iter().map(|s| s.to).fold(0.0, f64::max) / 5.0;
+    assert_eq!(peak, 1000.0);
+    let mut r = s.runner();
+    let mut u = r.new_user(0);
+    let mut out = Vec::new();
+    let a = r.next(&mut u, &mut out);
+    assert!(matches!(
+        a,
+        yace_scenario::Action::Request {
+            step: 0,
+            capture: Capture::Head,
+            ..
+        }
+    ));
+    assert!(out.starts_with(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"));
+}
+
+#[test]
+fn toml_and_yaml_spell_the_same_scenario() {
+    for name in ["journey", "shop"] {
+        let t = load(&examples_dir().join(format!("{name}.toml")), &no_env()).unwrap();
+        let y = load(&examples_dir().join(format!("{name}.yaml")), &no_env()).unwrap();
+        let (mut tj, mut yj) = (t.to_json(), y.to_json());
+        tj.as_object_mut().unwrap().remove("file");
+        yj.as_object_mut().unwrap().remove("file");
+        assert_eq!(tj, yj, "{name}");
+        assert_eq!(t.steps(), y.steps());
+        assert_eq!(t.load_spec(), y.load_spec());
+        // And they send the same bytes.
+        let (mut rt, mut ry) = (t.runner(), y.runner());
+        for user in 0..5 {
+            let (mut ut, mut uy) = (rt.new_user(user), ry.new_user(user));
+            for _ in 0..30 {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let at = rt.next(&mut ut, &mut a);
+                let ay = ry.next(&mut uy, &mut b);
+                assert_eq!(at, ay);
+                assert_eq!(a, b);
+                if let yace_scenario::Action::Request { step, .. } = at {
+                    let resp = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+                    rt.response(&mut ut, step, 200, resp, Duration::from_millis(1));
+                    ry.response(&mut uy, step, 200, resp, Duration::from_millis(1));
+                }
+            }
+        }
+        assert_eq!(rt.counters(), ry.counters());
+    }
+}
