@@ -109,11 +109,16 @@ impl Sink {
     }
 
     /// The diagnostics, the scenario file's first and by position; data
-    /// files and the environment after it, each in the order found.
+    /// files and the environment after it, in the order found.
     pub(crate) fn finish(mut self) -> Diagnostics {
         let origin = self.file.clone();
-        self.list
-            .sort_by_key(|d| (d.file != origin, d.line == 0, d.line, d.column));
+        self.list.sort_by_key(|d| {
+            if d.file == origin {
+                (0, d.line, d.column)
+            } else {
+                (1, 0, 0)
+            }
+        });
         self.list.dedup();
         Diagnostics(self.list)
     }
