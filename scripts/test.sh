@@ -16,11 +16,19 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v taskset >/dev/null 2>&1 || need+=(util-linux)
 command -v pgrep >/dev/null 2>&1 || need+=(procps)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# Web stacks for crates/cli/tests/stacks (configs in stacks/): Apache 2.4
+# (prefork/event, proxy_fcgi), mod_php, php-fpm, and real `ab` as a peer.
+# nginx (above) has the fastcgi and proxy modules built in.
+[ -x /usr/sbin/apache2 ] || need+=(apache2)
+compgen -G '/usr/lib/apache2/modules/libphp*.so' >/dev/null || need+=(libapache2-mod-php)
+compgen -G '/usr/sbin/php-fpm*' >/dev/null || need+=(php-fpm)
+command -v ab >/dev/null 2>&1 || need+=(apache2-utils)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive
-  # policy-rc.d keeps Debian from starting the system nginx on port 80.
+  # policy-rc.d keeps Debian from starting the system nginx, apache2 and
+  # php-fpm services on install.
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
     $SUDO chmod +x /usr/sbin/policy-rc.d

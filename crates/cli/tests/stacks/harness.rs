@@ -227,8 +227,18 @@ impl Stack {
     /// Empties the access logs (front and backend) once no line has come
     /// for 250 ms. Call it between phases, with no request in flight.
     pub fn clear_logs(&self) {
-        for path in std::iter::once(&self.front_log).chain(self.backend_log.as_ref()) {
+        for path in self.logs() {
             settled_lines(path, 0, SHORT_SETTLE);
+        }
+        self.truncate_logs();
+    }
+
+    fn logs(&self) -> impl Iterator<Item = &PathBuf> {
+        std::iter::once(&self.front_log).chain(self.backend_log.as_ref())
+    }
+
+    fn truncate_logs(&self) {
+        for path in self.logs() {
             // The servers append (O_APPEND), so their next line lands at 0.
             OpenOptions::new()
                 .write(true)
@@ -292,7 +302,7 @@ impl Stack {
         std::os::unix::fs::chown(&sessions, Some(user.uid), Some(user.gid))
             .unwrap_or_else(|e| panic!("chown {} to {}: {e}", sessions.display(), user.name));
         copy_docroot(&stacks_dir().join("www"), &docroot);
-        for log in std::iter::once(&stack.front_log).chain(stack.backend_log.as_ref()) {
+        for log in stack.logs() {
             File::create(log).unwrap();
         }
 
@@ -482,15 +492,22 @@ impl Stack {
             ("/index.html", "<html")
         };
         let mut last = String::new();
+        let mut tries = 0;
         while Instant::now() < deadline {
+            tries += 1;
             match http_get(self.port, path) {
                 Ok((200, body)) if body.contains(expect) => {
-                    for log in std::iter::once(&self.front_log).chain(self.backend_log.as_ref()) {
-                        while read_lines(log).is_empty() && Instant::now() < deadline {
-                            std::thread::sleep(Duration::from_millis(10));
+                    if tries == 1 {
+                        // Exactly one line per log comes of it: wait for it.
+                        for log in self.logs() {
+                            while read_lines(log).is_empty() && Instant::now() < deadline {
+                                std::thread::sleep(Duration::from_millis(5));
+                            }
                         }
+                        self.truncate_logs();
+                    } else {
+                        self.clear_logs(); // lines of the failed tries too
                     }
-                    self.clear_logs();
                     return Ok(());
                 }
                 Ok((status, body)) => last = format!("GET {path}: {status}\n{body}"),

@@ -1,0 +1,4 @@
+<?php
+// Fixed body: 12 bytes.
+header('Content-Type: text/plain');
+echo "hello world\n";
