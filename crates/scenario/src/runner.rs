@@ -320,16 +320,18 @@ impl Runner {
             (Some(r), Capture::HeadAndBody) => r.body(st.head, status),
             _ => Default::default(),
         };
-        let mut json: Option<Option<serde_json::Value>> = None;
-        let mut json = |body: &[u8]| -> Option<serde_json::Value> {
-            json.get_or_insert_with(|| serde_json::from_slice(body).ok())
-                .clone()
+        // Parsed once, and only if an extract or check asks for it.
+        let parsed = std::cell::OnceCell::new();
+        let json = || {
+            parsed
+                .get_or_init(|| serde_json::from_slice::<serde_json::Value>(&body).ok())
+                .as_ref()
         };
         let counts = &mut self.counts;
         let mut tally = |counter: usize, ok: bool| counts[counter][usize::from(!ok)] += 1;
         for ex in &st.extracts {
             let value = match (&ex.from, &resp) {
-                (ExtractFrom::Json(p), _) => json(&body).and_then(|j| p.get(&j).map(value_text)),
+                (ExtractFrom::Json(p), _) => json().and_then(|j| p.get(j)).map(value_text),
                 (ExtractFrom::Header(h), Some(r)) => r.header(h).map(str::to_owned),
                 (ExtractFrom::Regex(re, g), _) => re
                     .captures(&body)
@@ -356,8 +358,7 @@ impl Runner {
                 CheckKind::StatusIn(v) => v.contains(&status),
                 CheckKind::BodyContains(_) | CheckKind::BodyMatches(_) if resp.is_none() => false,
                 CheckKind::BodyContains(re) | CheckKind::BodyMatches(re) => re.is_match(&body),
-                CheckKind::Json(p, eq) => json(&body)
-                    .as_ref()
+                CheckKind::Json(p, eq) => json()
                     .and_then(|j| p.get(j))
                     .is_some_and(|v| eq.as_ref().is_none_or(|e| json_equal(v, e))),
                 CheckKind::Header(name, test) => {

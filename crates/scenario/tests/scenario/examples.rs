@@ -1,6 +1,7 @@
 use crate::{examples_dir, no_env};
+use std::path::Path;
 use std::time::Duration;
-use yace_scenario::{load, Capture, Stage, Think};
+use yace_scenario::{load, parse, Capture, Format, Stage, Think};
 
 #[test]
 fn every_example_parses() {
@@ -92,4 +93,41 @@ fn toml_and_yaml_spell_the_same_scenario() {
         }
         assert_eq!(rt.counters(), ry.counters());
     }
+}
+
+/// The TOML and YAML blocks of docs/scenario.md are valid scenarios, and
+/// its complete example is examples/shop.toml.
+#[test]
+fn documentation_examples_parse() {
+    let doc_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scenario.md");
+    let doc = std::fs::read_to_string(doc_path).unwrap();
+    let mut blocks = 0;
+    let mut rest = doc.as_str();
+    while let Some(start) = rest.find("```") {
+        let after = &rest[start + 3..];
+        let (lang, body) = after.split_once('\n').unwrap();
+        let end = body.find("```").unwrap();
+        let text = &body[..end];
+        rest = &body[end + 3..];
+        let format = match lang.trim() {
+            "toml" => Format::Toml,
+            "yaml" => Format::Yaml,
+            _ => continue,
+        };
+        // Fragments (one table of a file) start with a comment-free key.
+        if !text.contains("base") {
+            continue;
+        }
+        blocks += 1;
+        if let Err(d) = parse(text, format, "doc", &examples_dir(), &no_env()) {
+            panic!("docs block:\n{text}\n{d}");
+        }
+    }
+    assert!(blocks >= 4, "{blocks}");
+    let shop = std::fs::read_to_string(examples_dir().join("shop.toml")).unwrap();
+    let body = shop.split_once("\nbase = ").unwrap().1;
+    assert!(
+        doc.contains(body),
+        "docs/scenario.md's complete example differs from shop.toml"
+    );
 }
