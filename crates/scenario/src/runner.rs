@@ -297,7 +297,8 @@ impl Runner {
 
     /// The response to `step` arrived: `raw` is exactly the bytes received
     /// (head and body as on the wire, possibly chunked, possibly cut at
-    /// 1 MiB). Updates cookies, runs extracts and checks.
+    /// 1 MiB). Updates cookies, runs extracts and checks. Ignored unless
+    /// `step` is the user's request that is out.
     pub fn response(
         &mut self,
         user: &mut User,
@@ -306,9 +307,12 @@ impl Runner {
         raw: &[u8],
         latency: Duration,
     ) {
-        let Some(st) = self.prog.steps.get(usize::from(step)) else {
+        // Only the request that is out has an outcome; a stray report is
+        // ignored rather than moving the user on.
+        if user.phase != Phase::Waiting(step) {
             return;
-        };
+        }
+        let st = &self.prog.steps[usize::from(step)];
         let resp = (st.capture != Capture::None).then(|| Response::parse(raw));
         if let (true, Some(r)) = (self.prog.cookies, &resp) {
             let now = r.header("date").and_then(parse_http_date);
@@ -384,8 +388,10 @@ impl Runner {
 
     /// The request for `step` failed without a response: the rest of this
     /// iteration is skipped (the next call returns `EndIteration`).
-    pub fn failed(&mut self, user: &mut User, _step: u16) {
-        user.phase = Phase::End;
+    pub fn failed(&mut self, user: &mut User, step: u16) {
+        if user.phase == Phase::Waiting(step) {
+            user.phase = Phase::End;
+        }
     }
 
     /// Every check and extract of the scenario, in file order, with this

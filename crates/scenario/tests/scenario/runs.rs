@@ -595,3 +595,50 @@ fn load_resolution_and_environment_overrides() {
     let stage: plan::RateStage = l.rate[0].into();
     assert_eq!(stage.duration, secs(30));
 }
+
+#[test]
+fn extracted_variables_start_empty_each_iteration() {
+    let s = toml(
+        "base = 'http://h'\n[[step]]\nname = 'pick'\n\
+         choice = [{ url = '/a', extract = [{ var = 't', regex = 't=(\\w+)' }] }, { url = '/b' }]\n\
+         [[step]]\nurl = '/c?t={{t}}'\n",
+    )
+    .unwrap();
+    let mut r = s.runner();
+    let mut u = r.new_user(0);
+    let (mut set, mut reset) = (0, 0);
+    let mut had_value = false;
+    for _ in 0..200 {
+        let first = exchange(&mut r, &mut u, &ok("t=abc"));
+        let c = exchange(&mut r, &mut u, &ok(""));
+        assert_eq!(next(&mut r, &mut u).0, Action::EndIteration);
+        if first.starts_with("GET /a ") {
+            assert!(c.starts_with("GET /c?t=abc "), "{c}");
+            set += 1;
+            had_value = true;
+        } else {
+            assert!(c.starts_with("GET /c?t= "), "{c}");
+            if had_value {
+                reset += 1;
+            }
+        }
+    }
+    assert!(set > 50 && reset > 20, "{set} {reset}");
+}
+
+#[test]
+fn stray_outcomes_are_ignored() {
+    let s = toml("base = 'http://h'\n[[step]]\nurl = '/1'\ncheck = [{ status = 200 }]\n[[step]]\nurl = '/2'\n").unwrap();
+    let mut r = s.runner();
+    let mut u = r.new_user(0);
+    // Before any request, and for a step that is not out.
+    r.response(&mut u, 0, 200, b"HTTP/1.1 200 OK\r\n\r\n", MS);
+    r.failed(&mut u, 0);
+    assert_eq!(step_of(next(&mut r, &mut u).0), 0);
+    r.response(&mut u, 1, 200, b"HTTP/1.1 200 OK\r\n\r\n", MS);
+    r.failed(&mut u, 1);
+    r.response(&mut u, 0, 200, b"HTTP/1.1 200 OK\r\n\r\n", MS);
+    r.response(&mut u, 0, 500, b"HTTP/1.1 500 No\r\n\r\n", MS);
+    assert_eq!(step_of(next(&mut r, &mut u).0), 1);
+    assert_eq!(counts(&r), [("status == 200".into(), 1, 0)]);
+}
