@@ -111,8 +111,8 @@ pub(crate) fn parse_http_date(s: &str) -> Option<i64> {
                     _ => n,
                 });
             }
-        } else if month.is_none() && tok.len() >= 3 {
-            let prefix = tok[..3].to_ascii_lowercase();
+        } else if let (None, Some(prefix)) = (month, tok.get(..3)) {
+            let prefix = prefix.to_ascii_lowercase();
             month = MONTHS
                 .iter()
                 .position(|m| *m == prefix)
@@ -218,5 +218,6 @@ mod tests {
         );
         assert_eq!(parse_http_date("Thu, 01-Jan-1970 00:00:01 GMT"), Some(1));
         assert_eq!(parse_http_date("yesterday"), None);
+        assert_eq!(parse_http_date("Été, 01 Été 2020 00:00:00"), None);
     }
 }

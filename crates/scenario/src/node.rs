@@ -71,10 +71,10 @@ impl Node {
             Kind::Str(Text {
                 text,
                 verbatim: Some(p),
-            }) => Pos::new(
-                p.line,
-                p.col + text[..offset.min(text.len())].chars().count(),
-            ),
+            }) => {
+                let before = text.get(..offset.min(text.len())).unwrap_or("");
+                Pos::new(p.line, p.col + before.chars().count())
+            }
             _ => self.pos,
         }
     }

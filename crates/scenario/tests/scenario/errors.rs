@@ -505,3 +505,29 @@ fn file_extension_picks_the_format() {
     let d = yace_scenario::load(&f.0.join("missing.toml"), &no_env()).unwrap_err();
     assert!(d.to_string().contains("cannot read"), "{d}");
 }
+
+/// Any prefix of a valid file is either valid or a list of problems, never
+/// a panic; every problem has a place in the file.
+#[test]
+fn truncated_files_never_panic() {
+    for (name, format) in [("shop.toml", Format::Toml), ("shop.yaml", Format::Yaml)] {
+        let text = std::fs::read_to_string(crate::examples_dir().join(name)).unwrap();
+        let lines = text.lines().count();
+        for cut in (0..text.len())
+            .step_by(7)
+            .filter(|c| text.is_char_boundary(*c))
+        {
+            if let Err(d) = parse(
+                &text[..cut],
+                format,
+                name,
+                &crate::examples_dir(),
+                &no_env(),
+            ) {
+                for p in &d.0 {
+                    assert!(p.line <= lines + 1, "{name} cut at {cut}: {p}");
+                }
+            }
+        }
+    }
+}
