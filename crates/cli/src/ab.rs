@@ -113,13 +113,17 @@ pub struct AbArgs {
     /// Display usage information (this message).
     #[arg(short = 'h', action = ArgAction::Help)]
     pub help: Option<bool>,
-    /// ab's SSL/TLS options: not supported yet.
-    #[arg(short = 'f', value_name = "protocol", hide = true)]
+    /// SSL/TLS protocol: only ALL (TLS 1.2 or 1.3, negotiated).
+    #[arg(short = 'f', value_name = "protocol")]
     pub ssl_protocol: Option<String>,
-    #[arg(short = 'Z', value_name = "ciphersuite", hide = true)]
+    /// SSL/TLS cipher suite: not selectable (rustls's safe defaults).
+    #[arg(short = 'Z', value_name = "ciphersuite")]
     pub ssl_cipher: Option<String>,
-    #[arg(short = 'E', value_name = "certfile", hide = true)]
-    pub ssl_cert: Option<String>,
+    /// Client certificate chain and private key, in one PEM file.
+    #[arg(short = 'E', value_name = "certfile")]
+    pub ssl_cert: Option<PathBuf>,
+    #[command(flatten)]
+    pub tls: crate::args::TlsArgs,
     /// Count responses whose length differs from the first as failed (ab's default).
     #[arg(long = "strict-length")]
     pub strict_length: bool,
@@ -169,11 +173,22 @@ fn basic_auth(userpass: &str) -> String {
 /// Turns ab's flags into the shared run flags, then into a plan.
 fn plan_from(a: &AbArgs, url: &str) -> Result<Plan, InputErrors> {
     let mut b = plan::PlanBuilder::new();
-    if a.ssl_protocol.is_some() || a.ssl_cipher.is_some() || a.ssl_cert.is_some() {
+    if let Some(p) = a
+        .ssl_protocol
+        .as_deref()
+        .filter(|p| !p.eq_ignore_ascii_case("ALL"))
+    {
         b.error(
-            "-f/-Z/-E",
-            "ab's SSL options are not supported yet",
-            Some("HTTPS support is planned"),
+            "-f",
+            format!("'{p}' cannot be forced: yace negotiates TLS 1.2 or 1.3 (SSL2/3, TLS 1.0/1.1 are unsafe and unsupported)"),
+            Some("drop -f, or use -f ALL"),
+        );
+    }
+    if a.ssl_cipher.is_some() {
+        b.error(
+            "-Z",
+            "cipher suites cannot be chosen: yace uses rustls's safe defaults",
+            Some("drop -Z"),
         );
     }
     if a.verbosity.is_some_and(|v| v >= 4) {
@@ -275,6 +290,11 @@ fn plan_from(a: &AbArgs, url: &str) -> Result<Plan, InputErrors> {
         json: None,
         quiet: true,
         dry_run: false,
+        tls: crate::args::TlsArgs {
+            cert: a.ssl_cert.clone().or_else(|| a.tls.cert.clone()),
+            key: a.ssl_cert.clone().or_else(|| a.tls.key.clone()),
+            ..a.tls.clone()
+        },
         ..Default::default()
     };
     let earlier = b.has_errors();

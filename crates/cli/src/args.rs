@@ -165,6 +165,9 @@ pub struct RunArgs {
     #[arg(long = "connect-timeout", value_name = "TIME", default_value = "10s")]
     pub connect_timeout: String,
 
+    #[command(flatten)]
+    pub tls: TlsArgs,
+
     /// Write the JSON result (the yace.result.v1 contract) to FILE.
     #[arg(long = "json", value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -176,6 +179,40 @@ pub struct RunArgs {
     /// Print the resolved plan as JSON and exit without sending anything.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
+}
+
+/// HTTPS options, shared by `run` and `ab`.
+#[derive(Debug, Args, Default, Clone)]
+pub struct TlsArgs {
+    /// HTTPS: do not verify the server's certificate (said loudly in the
+    /// summary and recorded in the result).
+    #[arg(long = "insecure")]
+    pub insecure: bool,
+    /// HTTPS: trust the CA certificates in this PEM file instead of the system's.
+    #[arg(long = "cacert", value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// HTTPS: client certificate chain (PEM), with --key.
+    #[arg(long = "cert", value_name = "FILE")]
+    pub cert: Option<PathBuf>,
+    /// HTTPS: client private key (PEM), with --cert.
+    #[arg(long = "key", value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// HTTPS: full handshake on every connection (no session resumption):
+    /// the worst case for a server.
+    #[arg(long = "no-tls-resume")]
+    pub no_tls_resume: bool,
+}
+
+impl TlsArgs {
+    pub fn options(&self) -> plan::TlsOptions {
+        plan::TlsOptions {
+            insecure: self.insecure,
+            cacert: self.cacert.clone(),
+            cert: self.cert.clone(),
+            key: self.key.clone(),
+            resume: !self.no_tls_resume,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -455,6 +455,7 @@ mod tests {
             keepalive,
             timeouts: Default::default(),
             socket: Default::default(),
+            tls: Default::default(),
         }
     }
 

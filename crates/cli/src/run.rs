@@ -130,6 +130,7 @@ pub fn plan_from(a: &RunArgs, url: &str) -> Result<Plan, InputErrors> {
             request: timeout.unwrap_or_default(),
         },
         socket: Default::default(),
+        tls: a.tls.options(),
     };
     b.finish(Some(plan))
 }
@@ -388,6 +389,7 @@ pub fn prepare(
              (`yace serve`); it shares this machine's CPUs with the client"
         );
     }
+    engine::tls_setup(&plan).map_err(|e| Failure::usage(e.to_string()))?;
     let addr = engine::resolve(&plan).map_err(|e| Failure::runtime(format!("{url}: {e}")))?;
     if let Err(e) = engine::probe(addr, plan.timeouts.connect) {
         return Err(Failure::runtime(format!(
@@ -453,6 +455,7 @@ pub fn execute<X: Sink, F: engine::Flow>(
     let options = stats::RecorderOptions {
         scheduled: !matches!(plan.load, Load::Closed { .. }),
         steps: step_names.len(),
+        tls: plan.target.scheme == plan::Scheme::Https,
     };
     let workers: Vec<((Recorder, X), F)> = (0..threads)
         .map(|w| Recorder::new(w, options, series.clone()))
@@ -487,6 +490,13 @@ pub fn execute<X: Sink, F: engine::Flow>(
     let mut busiest: f64 = 0.0;
     let mut opened = 0;
     let mut server_software = None;
+    let mut tls = (plan.target.scheme == plan::Scheme::Https).then_some(stats::TlsInfo {
+        version: None,
+        cipher: None,
+        verified: !plan.tls.insecure,
+        resumed_handshakes: 0,
+        full_handshakes: 0,
+    });
     let mut extras = Vec::with_capacity(outputs.len());
     let mut flows = Vec::with_capacity(outputs.len());
     for ((rec, x), f, rep) in outputs {
@@ -495,6 +505,14 @@ pub fn execute<X: Sink, F: engine::Flow>(
         cpu_ns += rep.cpu_ns;
         busiest = busiest.max(rep.cpu_ns as f64 / rep.wall_ns.max(1) as f64);
         opened += rep.connections_opened;
+        if let Some(t) = tls.as_mut() {
+            t.resumed_handshakes += rep.tls_resumed;
+            t.full_handshakes += rep.tls_full;
+            if t.version.is_none() {
+                t.version.clone_from(&rep.tls_version);
+                t.cipher.clone_from(&rep.tls_cipher);
+            }
+        }
         if server_software.is_none() {
             server_software = rep.server;
         }
@@ -533,6 +551,7 @@ pub fn execute<X: Sink, F: engine::Flow>(
             server_software,
             step_names: step_names.to_vec(),
             checks: Vec::new(),
+            tls,
         },
     );
     Ok(Executed {

@@ -7,6 +7,7 @@ pub mod codec;
 mod flow;
 mod sample;
 mod sys;
+pub mod tls;
 mod worker;
 
 pub use flow::{Fixed, FixedUser, Flow, Next};
@@ -29,8 +30,8 @@ pub enum EngineError {
     },
     #[error("host '{0}' resolved to no address")]
     NoAddress(String),
-    #[error("{0}:// is not supported yet; use http://")]
-    Unsupported(&'static str),
+    #[error("{0}")]
+    Tls(String),
     #[error("cannot start worker {worker}: {source}")]
     Worker {
         worker: usize,
@@ -40,9 +41,6 @@ pub enum EngineError {
 
 /// Resolves the plan's target to the address every connection will use.
 pub fn resolve(plan: &Plan) -> Result<SocketAddr, EngineError> {
-    if plan.target.scheme == Scheme::Https {
-        return Err(EngineError::Unsupported("https"));
-    }
     let (host, port) = plan.connect_to();
     let mut addrs = (host, port)
         .to_socket_addrs()
@@ -61,6 +59,17 @@ pub fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<Duration> {
     let t = Instant::now();
     TcpStream::connect_timeout(&addr, timeout)?;
     Ok(t.elapsed())
+}
+
+/// HTTPS: the client configuration for the plan (None for http://). Call it
+/// before the run to report certificate-file problems up front.
+pub fn tls_setup(plan: &Plan) -> Result<Option<tls::TlsSetup>, EngineError> {
+    if plan.target.scheme != Scheme::Https {
+        return Ok(None);
+    }
+    tls::setup(&plan.tls, &plan.target.host)
+        .map(Some)
+        .map_err(EngineError::Tls)
 }
 
 /// Threads that will actually run: never more than the connections.
@@ -94,6 +103,7 @@ pub fn run<S: Sink, F: Flow>(
         .stop
         .duration
         .map(|d| d.as_nanos().min(u64::MAX as u128) as u64);
+    let tls = tls_setup(plan)?;
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for (w, (sink, flow)) in workers.into_iter().enumerate() {
@@ -101,6 +111,7 @@ pub fn run<S: Sink, F: Flow>(
             let cfg = worker::WorkerConfig {
                 addr,
                 socket: &plan.socket,
+                tls: tls.as_ref(),
                 request: &request,
                 head_request: plan.request.is_head(),
                 idempotent: plan.request.is_idempotent(),

@@ -47,6 +47,16 @@ pub enum Outcome {
     HeaderTooLarge,
     /// The client ran out of a resource (file descriptors, local ports, memory).
     ClientResource,
+    /// TLS: the server's certificate is not signed by a trusted CA.
+    TlsUnknownCa,
+    /// TLS: the certificate is not valid for the host name in the URL.
+    TlsHostnameMismatch,
+    /// TLS: the certificate has expired or is not valid yet.
+    TlsExpired,
+    /// TLS: the handshake failed (alert, no common protocol or cipher).
+    TlsHandshake,
+    /// TLS: the server did not speak TLS (plain HTTP on an HTTPS URL).
+    TlsNotTls,
     /// Still in flight when the run ended; not an error.
     Cancelled,
     /// Open model: never sent, because no connection was free until it was
@@ -55,7 +65,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const COUNT: usize = 13;
+    pub const COUNT: usize = 18;
     pub const ALL: [Outcome; Outcome::COUNT] = [
         Outcome::Response,
         Outcome::ConnectRefused,
@@ -68,6 +78,11 @@ impl Outcome {
         Outcome::ProtocolError,
         Outcome::HeaderTooLarge,
         Outcome::ClientResource,
+        Outcome::TlsUnknownCa,
+        Outcome::TlsHostnameMismatch,
+        Outcome::TlsExpired,
+        Outcome::TlsHandshake,
+        Outcome::TlsNotTls,
         Outcome::Cancelled,
         Outcome::Dropped,
     ];
@@ -94,6 +109,11 @@ impl Outcome {
             Outcome::ProtocolError => "protocol_error",
             Outcome::HeaderTooLarge => "header_too_large",
             Outcome::ClientResource => "client_resource",
+            Outcome::TlsUnknownCa => "tls_unknown_ca",
+            Outcome::TlsHostnameMismatch => "tls_hostname_mismatch",
+            Outcome::TlsExpired => "tls_expired",
+            Outcome::TlsHandshake => "tls_handshake",
+            Outcome::TlsNotTls => "tls_not_tls",
             Outcome::Cancelled => "cancelled",
             Outcome::Dropped => "dropped",
         }
@@ -137,6 +157,24 @@ impl Outcome {
                 "the client ran out of file descriptors or local ports: raise `ulimit -n`, widen \
                  net.ipv4.ip_local_port_range, keep connections alive; run `yace doctor`"
             }
+            Outcome::TlsUnknownCa => {
+                "the certificate is not signed by a CA this client trusts: a self-signed or \
+                 private-CA certificate; pass --cacert FILE (or --insecure to skip verification)"
+            }
+            Outcome::TlsHostnameMismatch => {
+                "the certificate is not valid for the URL's host name: use the name it was \
+                 issued for, or fix the server's certificate"
+            }
+            Outcome::TlsExpired => {
+                "the certificate has expired or is not valid yet: renew it, or check both clocks"
+            }
+            Outcome::TlsHandshake => {
+                "the TLS handshake failed: no protocol version or cipher in common, a client \
+                 certificate is required (--cert/--key), or the server sent an alert"
+            }
+            Outcome::TlsNotTls => {
+                "the server did not answer in TLS: plain HTTP on this port? try http://"
+            }
             Outcome::Cancelled => "still in flight when the run ended; not counted as an error",
             Outcome::Dropped => {
                 "not sent: every connection was busy until the request was too late (open \
@@ -158,6 +196,10 @@ pub struct Sample {
     pub intended: u64,
     /// When work on it began: the connect, if it needed a new connection, else the write.
     pub start: u64,
+    /// When its TCP connection was established, if it opened one; else 0.
+    pub connected: u64,
+    /// When its TLS handshake completed, if it made one; else 0.
+    pub handshaken: u64,
     /// When its first byte was written (after any connect).
     pub sent: u64,
     /// When the first response byte arrived; 0 if none did.

@@ -23,9 +23,11 @@ use crate::codec::{EofError, FrameError, Progress, ResponseParser};
 use crate::flow::{Flow, Next};
 use crate::sample::{Outcome, Sample, Sink};
 use crate::sys::{self, Connecting, Epoll};
+use crate::tls::{Fd, TlsSetup};
 use plan::{Due, WorkerSchedule};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::io::{Read, Write};
 use std::net::SocketAddr;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -57,6 +59,8 @@ pub(crate) enum Mode {
 pub(crate) struct WorkerConfig<'a> {
     pub addr: SocketAddr,
     pub socket: &'a plan::SocketOptions,
+    /// HTTPS: the shared client configuration.
+    pub tls: Option<&'a TlsSetup>,
     pub request: &'a [u8],
     pub head_request: bool,
     pub idempotent: bool,
@@ -91,6 +95,12 @@ pub struct WorkerReport {
     pub stopped: bool,
     /// When the worker ended, nanoseconds after the run's epoch.
     pub ended_at: u64,
+    /// HTTPS: the negotiated protocol version and cipher suite (first handshake).
+    pub tls_version: Option<String>,
+    pub tls_cipher: Option<String>,
+    /// HTTPS: handshakes that resumed a session, and full ones.
+    pub tls_resumed: u64,
+    pub tls_full: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +108,8 @@ enum St {
     /// No socket; the slot can connect.
     Closed,
     Connecting,
+    /// TCP connected, TLS handshake under way.
+    Handshaking,
     /// Connected, no request in flight.
     Idle,
     Writing,
@@ -107,6 +119,9 @@ enum St {
 #[derive(Debug)]
 struct Conn {
     fd: RawFd,
+    tls: Option<Box<rustls::ClientConnection>>,
+    connected_at: u64,
+    handshaken_at: u64,
     gen: u32,
     st: St,
     parser: ResponseParser,
@@ -142,6 +157,9 @@ impl Conn {
     fn new() -> Self {
         Conn {
             fd: -1,
+            tls: None,
+            connected_at: 0,
+            handshaken_at: 0,
             gen: 0,
             st: St::Closed,
             parser: ResponseParser::default(),
@@ -170,7 +188,10 @@ impl Conn {
     }
 
     fn busy(&self) -> bool {
-        matches!(self.st, St::Connecting | St::Writing | St::Reading)
+        matches!(
+            self.st,
+            St::Connecting | St::Handshaking | St::Writing | St::Reading
+        )
     }
 }
 
@@ -530,6 +551,8 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         c.bytes_in = 0;
         c.written = 0;
         c.retried = false;
+        c.connected_at = 0;
+        c.handshaken_at = 0;
         c.captured.clear();
         c.parser.reset(c.head, capture_server);
         if c.st == St::Idle {
@@ -573,8 +596,78 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     fn connected(&mut self, idx: usize) {
         let now = self.now();
         let c = &mut self.conns[idx];
+        c.connected_at = now;
         self.sink.connected(now.saturating_sub(c.connect_start));
         self.report.connections_opened += 1;
+        match self.cfg.tls {
+            None => self.write(idx, now),
+            Some(setup) => {
+                match rustls::ClientConnection::new(setup.config.clone(), setup.server_name.clone())
+                {
+                    Ok(tls) => {
+                        c.tls = Some(Box::new(tls));
+                        c.st = St::Handshaking;
+                        c.deadline = now + self.cfg.connect_timeout;
+                        self.handshake(idx);
+                    }
+                    Err(e) => {
+                        let o = crate::tls::classify(&e);
+                        self.close(idx);
+                        self.complete(idx, o, now);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Drives the TLS handshake as far as the socket allows; sends the
+    /// request once it is done.
+    fn handshake(&mut self, idx: usize) {
+        let now = self.now();
+        let c = &mut self.conns[idx];
+        let Some(tls) = c.tls.as_mut() else { return };
+        let mut fd = Fd(c.fd);
+        let failure = loop {
+            while tls.wants_write() {
+                match tls.write_tls(&mut fd) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(_) => break,
+                }
+            }
+            if !tls.is_handshaking() {
+                break None;
+            }
+            match tls.read_tls(&mut fd) {
+                // The server hung up mid-handshake: not a TLS server, or it refused us.
+                Ok(0) => break Some(Outcome::TlsHandshake),
+                Ok(_) => {
+                    if let Err(e) = tls.process_new_packets() {
+                        let _ = tls.write_tls(&mut fd); // The alert, best effort.
+                        break Some(crate::tls::classify(&e));
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
+                Err(_) => break Some(Outcome::Reset),
+            }
+        };
+        if let Some(o) = failure {
+            self.close(idx);
+            self.complete(idx, o, now);
+            return;
+        }
+        c.handshaken_at = now;
+        if tls.handshake_kind() == Some(rustls::HandshakeKind::Resumed) {
+            self.report.tls_resumed += 1;
+        } else {
+            self.report.tls_full += 1;
+        }
+        if self.report.tls_version.is_none() {
+            self.report.tls_version = tls.protocol_version().map(|v| format!("{v:?}"));
+            self.report.tls_cipher = tls
+                .negotiated_cipher_suite()
+                .map(|s| format!("{:?}", s.suite()));
+        }
         self.write(idx, now);
     }
 
@@ -588,6 +681,29 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         if c.written == 0 {
             c.sent = now;
             c.deadline = now + self.cfg.request_timeout;
+        }
+        if let Some(tls) = c.tls.as_mut() {
+            if c.written == 0 {
+                // Plaintext goes into rustls's buffer at once; what remains is flushing records.
+                let _ = tls.writer().write_all(req);
+                c.written = req.len();
+            }
+            let mut fd = Fd(c.fd);
+            while tls.wants_write() {
+                match tls.write_tls(&mut fd) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                        c.st = St::Writing;
+                        return;
+                    }
+                    Err(_) => {
+                        self.failed_before_response(idx, Outcome::Reset);
+                        return;
+                    }
+                }
+            }
+            c.st = St::Reading;
+            return;
         }
         loop {
             match sys::send(c.fd, &req[c.written..]) {
@@ -617,6 +733,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             return; // An event for a socket this slot has since closed.
         }
         match c.st {
+            St::Handshaking => self.handshake(idx),
             St::Connecting => {
                 if flags & (sys::OUT | sys::ERR) != 0 {
                     match sys::take_socket_error(c.fd) {
@@ -644,11 +761,54 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         }
     }
 
+    /// HTTPS: the next plaintext from the connection into `self.buf`, as a
+    /// plain `read` would return it; a TLS failure as its outcome.
+    fn tls_read(&mut self, idx: usize) -> Result<Result<usize, i32>, Outcome> {
+        let c = &mut self.conns[idx];
+        let tls = c.tls.as_mut().expect("a TLS connection");
+        let mut fd = Fd(c.fd);
+        loop {
+            match tls.reader().read(&mut self.buf) {
+                Ok(n) => return Ok(Ok(n)),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                // Closed without close_notify: treat as end of file, as browsers do.
+                Err(_) => return Ok(Ok(0)),
+            }
+            match tls.read_tls(&mut fd) {
+                Ok(0) => return Ok(Ok(0)),
+                Ok(_) => {
+                    if let Err(e) = tls.process_new_packets() {
+                        return Err(crate::tls::classify(&e));
+                    }
+                    while tls.wants_write() {
+                        if tls.write_tls(&mut fd).is_err() {
+                            break;
+                        }
+                    }
+                }
+                Err(e) => return Ok(Err(e.raw_os_error().unwrap_or(libc::EAGAIN))),
+            }
+        }
+    }
+
     /// Reads and frames until the response is complete or the socket is drained.
     fn readable(&mut self, idx: usize) {
         loop {
             let fd = self.conns[idx].fd;
-            let r = sys::read(fd, &mut self.buf);
+            let tls = self.conns[idx].tls.is_some();
+            let r = if tls {
+                match self.tls_read(idx) {
+                    Ok(r) => r,
+                    Err(o) => {
+                        let now = self.now();
+                        self.close(idx);
+                        self.complete(idx, o, now);
+                        return;
+                    }
+                }
+            } else {
+                sys::read(fd, &mut self.buf)
+            };
             let now = self.now();
             match r {
                 Ok(0) => {
@@ -690,7 +850,8 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                             return;
                         }
                         Ok(Progress::NeedMore) => {
-                            if n < self.buf.len() {
+                            // A short plain read drained the socket; TLS reads until WouldBlock.
+                            if n < self.buf.len() && !tls {
                                 return;
                             }
                         }
@@ -794,6 +955,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
 
     fn close(&mut self, idx: usize) {
         let c = &mut self.conns[idx];
+        c.tls = None;
         if c.fd >= 0 {
             sys::close(c.fd);
             c.fd = -1;
@@ -815,6 +977,8 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             step: c.step,
             intended: c.intended,
             start: c.start,
+            connected: c.connected_at,
+            handshaken: c.handshaken_at,
             sent: if c.written > 0 { c.sent } else { 0 },
             first_byte: c.first_byte,
             end: now,
@@ -869,6 +1033,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                     sys::abort(c.fd);
                     c.fd = -1;
                 }
+                c.tls = None;
                 c.st = St::Closed;
                 self.complete(idx, Outcome::Cancelled, now);
             }

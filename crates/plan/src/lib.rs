@@ -44,6 +44,35 @@ pub struct Plan {
     pub timeouts: Timeouts,
     #[serde(default)]
     pub socket: SocketOptions,
+    /// HTTPS settings (used when the target is https://).
+    #[serde(default)]
+    pub tls: TlsOptions,
+}
+
+/// How HTTPS connections are made and verified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TlsOptions {
+    /// Skip certificate verification (loud in the summary and the result).
+    pub insecure: bool,
+    /// Trust these CA certificates (PEM) instead of the system roots.
+    pub cacert: Option<std::path::PathBuf>,
+    /// Client certificate chain (PEM) and its private key, for mutual TLS.
+    pub cert: Option<std::path::PathBuf>,
+    pub key: Option<std::path::PathBuf>,
+    /// Resume TLS sessions on reconnect (cheaper handshakes).
+    pub resume: bool,
+}
+
+impl Default for TlsOptions {
+    fn default() -> Self {
+        TlsOptions {
+            insecure: false,
+            cacert: None,
+            cert: None,
+            key: None,
+            resume: true,
+        }
+    }
 }
 
 /// How connections are made (ab's `-B`, `-b`, `-X`).

@@ -83,6 +83,19 @@ fn rows(r: &RunResult, style: &AbStyle) -> Vec<(String, String)> {
     );
     add("Server Hostname:", t.host.clone());
     add("Server Port:", t.port.to_string());
+    if let Some(tls) = &r.tls {
+        add(
+            "SSL/TLS Protocol:",
+            format!(
+                "{},{}",
+                tls.version.as_deref().unwrap_or("-"),
+                tls.cipher.as_deref().unwrap_or("-")
+            ),
+        );
+        if t.host.parse::<std::net::IpAddr>().is_err() {
+            add("TLS Server Name:", t.host.clone());
+        }
+    }
     add("", String::new());
     add("Document Path:", t.path.clone());
     let doc = match s.body_length.first {

@@ -5,7 +5,8 @@ use std::io::{self, Write};
 
 /// Writes the result as pretty JSON followed by a newline.
 pub fn write(r: &RunResult, mut w: impl Write) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut w, r).map_err(io::Error::other)?;
+    // From keeps the underlying I/O error (a full disk stays ENOSPC).
+    serde_json::to_writer_pretty(&mut w, r).map_err(io::Error::from)?;
     w.write_all(b"\n")
 }
 

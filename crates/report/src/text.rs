@@ -69,6 +69,21 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
     if let Some(sw) = &r.server_software {
         writeln!(w, "  server: {sw}")?;
     }
+    if let Some(t) = &r.tls {
+        writeln!(
+            w,
+            "  TLS {} {}, certificate {}; {} full and {} resumed handshakes",
+            t.version.as_deref().unwrap_or("(no handshake)"),
+            t.cipher.as_deref().unwrap_or(""),
+            if t.verified {
+                "verified"
+            } else {
+                "NOT VERIFIED (--insecure)"
+            },
+            count(t.full_handshakes),
+            count(t.resumed_handshakes)
+        )?;
+    }
     writeln!(w)?;
     writeln!(
         w,
@@ -156,9 +171,14 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         }
         writeln!(
             w,
-            "  Phases      connect {} / {}   wait (to first byte) {} / {}   (mean / p99 per request)",
+            "  Phases      connect {} / {}{}   wait (to first byte) {} / {}   (mean / p99 per request)",
             duration_us(s.connect.mean_us),
             duration_us(s.connect.at(99.0).unwrap_or(0.0)),
+            s.tls.as_ref().map_or(String::new(), |t| format!(
+                "   tls {} / {}",
+                duration_us(t.mean_us),
+                duration_us(t.at(99.0).unwrap_or(0.0))
+            )),
             duration_us(s.wait.mean_us),
             duration_us(s.wait.at(99.0).unwrap_or(0.0)),
         )?;

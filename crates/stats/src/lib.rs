@@ -12,6 +12,6 @@ pub mod threshold;
 pub use recorder::{BodyLengths, Recorder, RecorderOptions, StepTotals, Totals};
 pub use result::{
     BodyLength, CheckResult, ClientLoad, End, EndReason, Environment, Histograms, RunFacts,
-    RunResult, StepResult, Summary, SATURATED, SCHEMA,
+    RunResult, StepResult, Summary, TlsInfo, SATURATED, SCHEMA,
 };
 pub use series::{SecondAcc, SecondRow, Series};

@@ -105,8 +105,10 @@ pub struct Totals {
     /// Actual start → end (service time); recorded in the open model only,
     /// where it differs from `latency`.
     pub service: Histogram<u64>,
-    /// Per request: time spent connecting before the write (0 on a reused connection).
+    /// Per request: TCP connect time (0 on a reused connection).
     pub connect: Histogram<u64>,
+    /// Per request: TLS handshake time (0 on a reused connection; HTTPS only).
+    pub tls: Histogram<u64>,
     /// Per request: first byte written → first byte of the response.
     pub wait: Histogram<u64>,
     /// Per request: first byte written → end of the response (ab's "Processing").
@@ -137,6 +139,7 @@ impl Default for Totals {
             latency: new_hist(),
             service: new_hist(),
             connect: new_hist(),
+            tls: new_hist(),
             wait: new_hist(),
             processing: new_hist(),
             handshake: new_hist(),
@@ -163,6 +166,7 @@ impl Totals {
             (&mut self.latency, &o.latency),
             (&mut self.service, &o.service),
             (&mut self.connect, &o.connect),
+            (&mut self.tls, &o.tls),
             (&mut self.wait, &o.wait),
             (&mut self.processing, &o.processing),
             (&mut self.handshake, &o.handshake),
@@ -249,6 +253,8 @@ pub struct RecorderOptions {
     pub scheduled: bool,
     /// Scenario steps to keep separate figures for (0: a plain run).
     pub steps: usize,
+    /// HTTPS: record the TLS handshake phase.
+    pub tls: bool,
 }
 
 /// One worker's recorder.
@@ -256,6 +262,7 @@ pub struct RecorderOptions {
 pub struct Recorder {
     pub totals: Totals,
     scheduled: bool,
+    tls: bool,
     worker: usize,
     second: u64,
     cur: SecondAcc,
@@ -269,6 +276,7 @@ impl Recorder {
         Recorder {
             totals,
             scheduled: options.scheduled,
+            tls: options.tls,
             worker,
             second: 0,
             cur: SecondAcc::new(new_coarse_hist()),
@@ -308,7 +316,20 @@ impl Sink for Recorder {
                     record_ns(&mut t.service, s.end.saturating_sub(s.start));
                     record_ns(&mut t.lag, s.start.saturating_sub(s.intended));
                 }
-                record_ns(&mut t.connect, s.sent.saturating_sub(s.start));
+                let connect = if s.connected > 0 {
+                    s.connected.saturating_sub(s.start)
+                } else {
+                    0
+                };
+                record_ns(&mut t.connect, connect);
+                if self.tls {
+                    let tls = if s.handshaken > 0 {
+                        s.handshaken.saturating_sub(s.connected)
+                    } else {
+                        0
+                    };
+                    record_ns(&mut t.tls, tls);
+                }
                 record_ns(&mut t.wait, s.first_byte.saturating_sub(s.sent));
                 record_ns(&mut t.processing, s.end.saturating_sub(s.sent));
                 t.keepalive_responses += u64::from(s.keep_alive);
@@ -367,6 +388,8 @@ mod tests {
             step: 0,
             intended: start,
             start,
+            connected: 0,
+            handshaken: 0,
             sent: start,
             first_byte: end,
             end,

@@ -38,6 +38,8 @@ pub struct RunResult {
     pub client: ClientLoad,
     /// The `Server` header of the first response, if any.
     pub server_software: Option<String>,
+    /// HTTPS: what was negotiated and how it was verified.
+    pub tls: Option<TlsInfo>,
     pub series: Vec<SecondRow>,
     pub histograms: Histograms,
     /// Scenario runs: figures per step, in step order.
@@ -51,6 +53,20 @@ pub struct RunResult {
     pub thresholds: Vec<crate::threshold::ThresholdResult>,
     /// Human-readable warnings about the validity of the numbers.
     pub warnings: Vec<String>,
+}
+
+/// HTTPS facts of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TlsInfo {
+    /// e.g. "TLSv1_3".
+    pub version: Option<String>,
+    /// e.g. "TLS13_AES_256_GCM_SHA384".
+    pub cipher: Option<String>,
+    /// False when --insecure skipped certificate verification.
+    pub verified: bool,
+    /// Handshakes that resumed an earlier session, and full ones.
+    pub resumed_handshakes: u64,
+    pub full_handshakes: u64,
 }
 
 /// One scenario step's figures.
@@ -154,8 +170,10 @@ pub struct Summary {
     pub service: Option<Distribution>,
     /// Open model and virtual users: how late requests started (start − intended).
     pub lag: Option<Distribution>,
-    /// Per request: connecting before the write (0 µs on reused connections).
+    /// Per request: TCP connect (0 µs on reused connections).
     pub connect: Distribution,
+    /// HTTPS: per request, the TLS handshake (0 µs on reused connections).
+    pub tls: Option<Distribution>,
     /// Per request: request written → first response byte.
     pub wait: Distribution,
     /// Per request: request written → end of response (ab's "Processing").
@@ -194,6 +212,7 @@ pub struct Histograms {
     pub latency: String,
     pub service: Option<String>,
     pub connect: String,
+    pub tls: Option<String>,
     pub wait: String,
     pub processing: String,
     pub handshake: String,
@@ -214,6 +233,8 @@ pub struct RunFacts {
     pub server_software: Option<String>,
     /// Scenario step names, by step id (empty for a plain run).
     pub step_names: Vec<String>,
+    /// HTTPS runs.
+    pub tls: Option<TlsInfo>,
     pub checks: Vec<CheckResult>,
 }
 
@@ -250,6 +271,13 @@ impl RunResult {
             warnings.push(
                 "client and server share this machine's CPUs: pin them apart (taskset) for \
                  figures that mean something"
+                    .into(),
+            );
+        }
+        if f.tls.as_ref().is_some_and(|t| !t.verified) {
+            warnings.push(
+                "certificate verification was OFF (--insecure): the server's identity was not \
+                 checked"
                     .into(),
             );
         }
@@ -290,6 +318,7 @@ impl RunResult {
                 service: open.then(|| Distribution::of(&t.service)),
                 lag: open.then(|| Distribution::of(&t.lag)),
                 connect: Distribution::of(&t.connect),
+                tls: f.tls.as_ref().map(|_| Distribution::of(&t.tls)),
                 wait: Distribution::of(&t.wait),
                 processing: Distribution::of(&t.processing),
                 handshake: Distribution::of(&t.handshake),
@@ -309,11 +338,13 @@ impl RunResult {
                 saturated,
             },
             server_software: f.server_software,
+            tls: f.tls.clone(),
             series,
             histograms: Histograms {
                 latency: encode(&t.latency),
                 service: open.then(|| encode(&t.service)),
                 connect: encode(&t.connect),
+                tls: f.tls.as_ref().map(|_| encode(&t.tls)),
                 wait: encode(&t.wait),
                 processing: encode(&t.processing),
                 handshake: encode(&t.handshake),

@@ -229,7 +229,14 @@ fn unsupported_options_are_clear_errors() {
     let out = ab(&["-f", "TLS1.2", "-n", "1", "http://127.0.0.1:1/"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("-f/-Z/-E: ab's SSL options are not supported yet"),
+        stderr(&out).contains("-f: 'TLS1.2' cannot be forced"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ab(&["-Z", "AES128-SHA", "-n", "1", "http://127.0.0.1:1/"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("-Z: cipher suites cannot be chosen"),
         "{}",
         stderr(&out)
     );

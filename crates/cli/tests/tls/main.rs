@@ -1,0 +1,382 @@
+//! HTTPS against real nginx (Debian's, with `ssl`): verification failures
+//! with the default options, success with --cacert and --insecure, counts
+//! exact at the server, session resumption, mutual TLS, and the TLS outcome
+//! classes. Certificates are generated here with rcgen.
+
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, SanType};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+fn yace() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_yace"))
+}
+
+/// A private CA, and certificates it signed, written as PEM files.
+struct Pki {
+    dir: PathBuf,
+}
+
+impl Pki {
+    fn path(&self, name: &str) -> String {
+        self.dir.join(name).to_string_lossy().into_owned()
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    std::fs::write(dir.join(name), text).unwrap();
+}
+
+fn make_pki(dir: &Path) -> Pki {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.distinguished_name
+        .push(DnType::CommonName, "yace test CA");
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca_key = KeyPair::generate().unwrap();
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    write(dir, "ca.pem", &ca_cert.pem());
+    let issuer = Issuer::new(ca, ca_key);
+    let leaf = |name: &str, expired: bool, client: bool| {
+        let mut p = CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+        p.subject_alt_names = vec![SanType::DnsName("localhost".try_into().unwrap())];
+        p.distinguished_name.push(
+            DnType::CommonName,
+            if client { "yace client" } else { "localhost" },
+        );
+        if expired {
+            p.not_before = rcgen::date_time_ymd(2020, 1, 1);
+            p.not_after = rcgen::date_time_ymd(2020, 2, 1);
+        }
+        let key = KeyPair::generate().unwrap();
+        let cert = p.signed_by(&key, &issuer).unwrap();
+        write(dir, &format!("{name}.pem"), &cert.pem());
+        write(dir, &format!("{name}.key"), &key.serialize_pem());
+    };
+    leaf("server", false, false);
+    leaf("expired", true, false);
+    leaf("client", false, true);
+    Pki {
+        dir: dir.to_owned(),
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Our own nginx: one TLS server, one with an expired certificate, one
+/// plain-HTTP, one requiring client certificates; stub_status counts requests.
+struct Nginx {
+    child: Child,
+    tls: u16,
+    expired: u16,
+    plain: u16,
+    mtls: u16,
+    pki: Pki,
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Nginx {
+    fn start() -> Nginx {
+        let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"]
+            .into_iter()
+            .find(|p| Path::new(p).exists());
+        let nginx = nginx.expect("nginx is not installed: run scripts/test.sh, which installs it");
+        let dir = std::env::temp_dir().join(format!("yace-tls-{}", std::process::id()));
+        let pki = make_pki(&dir);
+        let (tls, expired, plain, mtls, status) = (
+            free_port(),
+            free_port(),
+            free_port(),
+            free_port(),
+            free_port(),
+        );
+        let d = dir.to_string_lossy();
+        let conf = format!(
+            r#"
+daemon off;
+master_process off;
+worker_processes 1;
+user root;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fcgi;
+  uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;
+  keepalive_requests 1000000;
+  ssl_session_cache shared:S:1m;
+  server {{ listen 127.0.0.1:{tls} ssl; server_name localhost;
+    ssl_certificate {d}/server.pem; ssl_certificate_key {d}/server.key;
+    location / {{ return 200 "hello tls\n"; }} }}
+  server {{ listen 127.0.0.1:{expired} ssl; ssl_certificate {d}/expired.pem; ssl_certificate_key {d}/expired.key;
+    location / {{ return 200 "old\n"; }} }}
+  server {{ listen 127.0.0.1:{plain}; location / {{ return 200 "plain\n"; }} }}
+  server {{ listen 127.0.0.1:{mtls} ssl; ssl_certificate {d}/server.pem; ssl_certificate_key {d}/server.key;
+    ssl_client_certificate {d}/ca.pem; ssl_verify_client on;
+    location / {{ return 200 "hello client\n"; }} }}
+  server {{ listen 127.0.0.1:{status}; location / {{ stub_status; }} }}
+}}
+"#
+        );
+        std::fs::write(dir.join("nginx.conf"), conf).unwrap();
+        let child = Command::new(nginx)
+            .args([
+                "-p",
+                &d,
+                "-c",
+                &format!("{d}/nginx.conf"),
+                "-e",
+                &format!("{d}/error.log"),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let n = Nginx {
+            child,
+            tls,
+            expired,
+            plain,
+            mtls,
+            pki,
+        };
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", status)).is_ok() {
+                STATUS_PORT.get_or_init(|| status);
+                return n;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+        panic!(
+            "nginx did not start: {}",
+            std::fs::read_to_string(dir.join("error.log")).unwrap_or_default()
+        );
+    }
+}
+
+static STATUS_PORT: OnceLock<u16> = OnceLock::new();
+static NGINX: OnceLock<std::sync::Mutex<Option<Nginx>>> = OnceLock::new();
+
+/// One nginx for the whole binary (tests run serially against it).
+fn with_nginx<T>(f: impl FnOnce(&Nginx) -> T) -> T {
+    let m = NGINX.get_or_init(|| std::sync::Mutex::new(Some(Nginx::start())));
+    let g = m.lock().unwrap_or_else(|e| e.into_inner());
+    f(g.as_ref().unwrap())
+}
+
+/// Requests nginx has handled so far (stub_status), this read included.
+fn served() -> u64 {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", *STATUS_PORT.get().unwrap())).unwrap();
+    s.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
+    let mut t = String::new();
+    s.read_to_string(&mut t).unwrap();
+    let line = t
+        .lines()
+        .find(|l| {
+            l.trim_start()
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit())
+        })
+        .unwrap();
+    line.split_whitespace()
+        .nth(2)
+        .unwrap()
+        .parse::<u64>()
+        .unwrap()
+}
+
+fn run(args: &[&str]) -> (Output, Value) {
+    let path = std::env::temp_dir().join(format!(
+        "yace-tls-{}-{}.json",
+        std::process::id(),
+        args.join("_").len()
+    ));
+    let out = yace()
+        .arg("run")
+        .args(args)
+        .arg("-q")
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("no result: {}", String::from_utf8_lossy(&out.stderr)));
+    (out, serde_json::from_str(&text).unwrap())
+}
+
+fn n(v: &Value, path: &str) -> u64 {
+    path.split('.')
+        .fold(v, |v, k| &v[k])
+        .as_u64()
+        .unwrap_or_else(|| panic!("{path}: {v}"))
+}
+
+#[test]
+fn tls() {
+    // One test function: the cases share one nginx and run in order.
+    with_nginx(|ng| {
+        let url = format!("https://localhost:{}/", ng.tls);
+        let ca = ng.pki.path("ca.pem");
+
+        // 1. Default: the system roots do not know our CA.
+        let (out, r) = run(&[&url, "-c", "2", "-n", "10", "-t", "1"]);
+        assert!(out.status.success());
+        assert_eq!(n(&r, "outcomes.tls_unknown_ca"), 10, "{}", r["outcomes"]);
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("--cacert"),
+            "explained"
+        );
+
+        // 2. --cacert: verified, counts exact at the server.
+        let before = served();
+        let (out, r) = run(&[&url, "-c", "4", "-n", "400", "-t", "2", "--cacert", &ca]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(n(&r, "summary.responses"), 400, "{}", r["outcomes"]);
+        // The later read counts the earlier one too.
+        assert_eq!(served() - before - 1, 400);
+        assert_eq!(r["tls"]["verified"], true);
+        assert!(
+            r["tls"]["version"].as_str().unwrap().contains("TLS"),
+            "{}",
+            r["tls"]
+        );
+        assert!(r["summary"]["tls"].is_object(), "the tls phase is reported");
+        let o = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            o.contains("certificate verified") && o.contains("tls "),
+            "{o}"
+        );
+
+        // 3. --insecure: works, and says so loudly.
+        let (out, r) = run(&[&url, "-c", "2", "-n", "20", "--insecure"]);
+        assert!(out.status.success());
+        assert_eq!(n(&r, "summary.responses"), 20);
+        assert_eq!(r["tls"]["verified"], false);
+        assert!(r["warnings"].to_string().contains("verification was OFF"));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("NOT VERIFIED"));
+
+        // 4. Host name mismatch: the certificate is for localhost, not 127.0.0.1.
+        let ip_url = format!("https://127.0.0.1:{}/", ng.tls);
+        let (_, r) = run(&[&ip_url, "-c", "1", "-n", "3", "--cacert", &ca]);
+        assert_eq!(
+            n(&r, "outcomes.tls_hostname_mismatch"),
+            3,
+            "{}",
+            r["outcomes"]
+        );
+
+        // 5. Expired certificate.
+        let old = format!("https://localhost:{}/", ng.expired);
+        let (_, r) = run(&[&old, "-c", "1", "-n", "3", "--cacert", &ca]);
+        assert_eq!(n(&r, "outcomes.tls_expired"), 3, "{}", r["outcomes"]);
+
+        // 6. Plain HTTP on an https:// URL.
+        let plain = format!("https://localhost:{}/", ng.plain);
+        let (_, r) = run(&[&plain, "-c", "1", "-n", "3", "--cacert", &ca]);
+        assert_eq!(n(&r, "outcomes.tls_not_tls"), 3, "{}", r["outcomes"]);
+
+        // 7. Session resumption makes reconnects cheaper; --no-tls-resume turns it off.
+        let (_, resumed) = run(&[
+            &url,
+            "-c",
+            "2",
+            "-n",
+            "300",
+            "-t",
+            "1",
+            "--no-keepalive",
+            "--cacert",
+            &ca,
+        ]);
+        let (_, full) = run(&[
+            &url,
+            "-c",
+            "2",
+            "-n",
+            "300",
+            "-t",
+            "1",
+            "--no-keepalive",
+            "--cacert",
+            &ca,
+            "--no-tls-resume",
+        ]);
+        assert_eq!(n(&resumed, "summary.responses"), 300);
+        assert!(
+            n(&resumed, "tls.resumed_handshakes") >= 290,
+            "{}",
+            resumed["tls"]
+        );
+        assert_eq!(n(&full, "tls.resumed_handshakes"), 0);
+        assert_eq!(n(&full, "tls.full_handshakes"), 300);
+        let mean = |r: &Value| r["summary"]["tls"]["mean_us"].as_f64().unwrap();
+        assert!(
+            mean(&resumed) < mean(&full),
+            "resumed {} µs vs full {} µs",
+            mean(&resumed),
+            mean(&full)
+        );
+
+        // 8. Mutual TLS: refused without a client certificate, served with one.
+        let m = format!("https://localhost:{}/", ng.mtls);
+        let (_, r) = run(&[&m, "-c", "1", "-n", "3", "--cacert", &ca]);
+        assert_eq!(
+            n(&r, "summary.responses"),
+            3,
+            "nginx answers 400 without a certificate"
+        );
+        assert_eq!(r["statuses"]["400"], 3);
+        let (_, r) = run(&[
+            &m,
+            "-c",
+            "1",
+            "-n",
+            "3",
+            "--cacert",
+            &ca,
+            "--cert",
+            &ng.pki.path("client.pem"),
+            "--key",
+            &ng.pki.path("client.key"),
+        ]);
+        assert_eq!(r["statuses"]["200"], 3, "{}", r["outcomes"]);
+
+        // 9. yace ab prints ab's SSL/TLS Protocol line.
+        let out = yace()
+            .args(["ab", "-n", "20", "-c", "2", "--cacert", &ca, &url])
+            .output()
+            .unwrap();
+        let o = String::from_utf8_lossy(&out.stdout);
+        assert!(o.contains("SSL/TLS Protocol:       TLS"), "{o}");
+        assert!(o.contains("TLS Server Name:        localhost"), "{o}");
+
+        // 10. A bad --cacert file is a usage error naming the file.
+        let out = yace()
+            .args(["run", &url, "-n", "1", "--cacert", "/no/such/ca.pem"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--cacert /no/such/ca.pem"));
+    });
+}
