@@ -42,6 +42,7 @@ const RUN_EXAMPLES: &str = "Examples:
   yace run URL --stages 30s:0-1000,60s:1000   # open model ramp, then hold
   yace run URL -u 5000 --ramp-up 50s -d 150s --pacing 5s   # seed 004: 5000 users, one request every 5 s each
   yace run URL -c 50 -d 30s --threshold 'p99<200ms' --threshold 'errors<1%'
+  yace run -f journey.toml --dry-run          # a scenario: validate and print the resolved plan
 
 Exit codes: 0 success · 1 runtime failure · 2 bad input · 3 threshold breached · 4 disk full · 130 SIGINT · 143 SIGTERM";
 
@@ -65,6 +66,11 @@ pub struct RunArgs {
     /// URL to load (http://host[:port]/path). Without one, yace starts its
     /// embedded target on 127.0.0.1 and benchmarks that.
     pub url: Option<String>,
+
+    /// Run a scenario file (TOML or YAML): virtual users, journeys of steps
+    /// with cookies, extraction and checks. Flags override its [load].
+    #[arg(short = 'f', long = "file", value_name = "PLAN")]
+    pub file: Option<PathBuf>,
 
     /// Connections to keep open (closed model); accepts 10k-style counts.
     #[arg(short = 'c', long = "connections", value_name = "N")]

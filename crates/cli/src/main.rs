@@ -6,6 +6,7 @@ mod args;
 mod doctor;
 mod environment;
 mod run;
+mod scenario;
 mod signals;
 
 use clap::Parser;

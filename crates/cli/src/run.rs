@@ -629,6 +629,9 @@ pub fn exit_code(signal: Option<i32>, result: &RunResult) -> u8 {
 
 /// Runs the command; returns the exit code.
 pub fn run(a: RunArgs) -> Result<u8, Failure> {
+    if let Some(file) = a.file.clone() {
+        return crate::scenario::run(a, &file);
+    }
     let thresholds = thresholds_from(&a.thresholds, None)?;
     let Some(prepared) = prepare(a.url.as_deref(), |url| plan_from(&a, url), a.dry_run)? else {
         return Ok(exit::OK);

@@ -389,3 +389,111 @@ fn bad_load_flags_are_reported_together() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--think"));
 }
+
+/// Writes a scenario next to its data file and returns its path.
+fn scenario_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("yace-scn-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("accounts.csv"),
+        "user,pass\nann,a1\nbob,b2\ncid,c3\n",
+    )
+    .unwrap();
+    let path = dir.join("plan.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const JOURNEY: &str = r#"
+base = "http://127.0.0.1:1"
+[load]
+users = 5
+duration = "2s"
+thresholds = ["errors<1%"]
+
+[[data]]
+name = "accounts"
+file = "accounts.csv"
+mode = "per_user"
+
+[[journey]]
+name = "session"
+  [[journey.step]]
+  name = "login"
+  url = "/session?ms=200"
+  extract = [{ var = "sid", cookie = "YACESESSID" }]
+  check = [{ status = 200 }, { body_contains = "session " }]
+  [[journey.step]]
+  name = "token"
+  method = "POST"
+  url = "/echo"
+  json = { token = "t-{{accounts.user}}" }
+  extract = [{ var = "token", json = "$.token" }]
+  check = [{ json = "$.token", equals = "t-ann" }]
+  [[journey.step]]
+  name = "account"
+  url = "/status/200"
+  headers = { Authorization = "Bearer {{token}}" }
+  [[journey.step]]
+  name = "logout"
+  url = "/status/204?sid={{sid}}"
+  check = [{ status = 204 }]
+"#;
+
+#[test]
+fn a_journey_runs_per_user_with_separate_sessions() {
+    let _g = serial();
+    let s = server();
+    let plan = scenario_file("journey", JOURNEY);
+    let (out, r) = run("journey", &[&s.url(), "-f", plan.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = settled(&s);
+    let steps = r["steps"].as_array().unwrap();
+    let names: Vec<&str> = steps.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["login", "token", "account", "logout"]);
+    // Logins in flight at the end are cancelled by yace but still answered:
+    // the server's count is every started request.
+    let login = steps[0]["requests"].as_u64().unwrap();
+    assert_eq!(seen.by_route.get("/session"), Some(&login), "{seen:?}");
+    assert_eq!(
+        seen.by_route.get("/echo"),
+        Some(&steps[1]["requests"].as_u64().unwrap())
+    );
+    // Five users log in at once on a page that holds its session lock for
+    // 200 ms: with one shared cookie they would queue (up to 1 s); with a
+    // session each they overlap.
+    let p99 = steps[0]["latency"]["max_us"].as_f64().unwrap();
+    assert!(p99 < 450_000.0, "login max {p99} µs: sessions were shared");
+    assert!(login >= 5);
+    // Only the user on row 1 (ann) echoes t-ann: the check fails for the others.
+    let token_check = r["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"].as_str().unwrap().starts_with("json"))
+        .unwrap();
+    assert!(
+        token_check["passed"].as_u64().unwrap() > 0 && token_check["failed"].as_u64().unwrap() > 0,
+        "{token_check}"
+    );
+    assert_eq!(r["statuses"]["204"], steps[3]["responses"]);
+    assert_eq!(r["thresholds"][0]["passed"], true);
+}
+
+#[test]
+fn scenario_errors_name_file_and_line() {
+    let plan = scenario_file("bad", "base = \"http://127.0.0.1:1\"\n[load]\nusers = \"many\"\n[[step]]\nname = \"a\"\nurl = \"/{{nope}}\"\n");
+    let out = yace()
+        .args(["run", "-f", plan.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("plan.toml:3:"), "{e}");
+    assert!(e.contains("plan.toml:6:"), "{e}");
+}
