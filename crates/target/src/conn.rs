@@ -23,6 +23,12 @@ pub(crate) const MAX_ECHO_BODY: u64 = 16 * 1024 * 1024;
 /// Closing with unread data makes the kernel send RST, which can destroy the
 /// response the client has not read yet.
 const LINGER: Duration = Duration::from_secs(1);
+/// The pause before each piece of a `?split=N` response, so the client gets
+/// the pieces in separate reads.
+const SPLIT_PAUSE: Duration = Duration::from_millis(1);
+/// How long a connection that `/bad/idle-close` has made stale waits for the
+/// request it will close on.
+const STALE_HOLD: Duration = Duration::from_secs(10);
 
 /// Body content for `/bytes`, `/vary` and `/chunked`: a 64-byte printable
 /// pattern repeated, so consecutive slices of it join seamlessly.
@@ -46,6 +52,30 @@ pub(crate) struct Conn {
     wbuf: Vec<u8>,
     tally: Tally,
     pub(crate) shared: Arc<Shared>,
+    /// `?split=N`: write responses N bytes at a time.
+    split: Option<usize>,
+    /// `/bad/idle-close?ms=N`: after this much idleness, the next request
+    /// is met with a close.
+    stale_after: Option<Duration>,
+    /// `/bad/close-every` responses so far on this connection.
+    close_every: u64,
+}
+
+/// What becomes of a connection after a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum After {
+    /// Kept for the next request.
+    KeepAlive,
+    /// Send what is pending, half-close and drain (FIN, no reset).
+    Close,
+    /// Send what is pending, then reset (`SO_LINGER` 0: RST).
+    Reset,
+    /// Half-close and drop at once, the client's bytes unread, so its
+    /// request is answered by FIN then RST: a server that closed an idle
+    /// connection just as the request arrived.
+    Abandon,
+    /// The client has gone: nothing to do.
+    Gone,
 }
 
 /// Why a request body could not be read.
@@ -67,22 +97,36 @@ pub(crate) async fn serve(stream: TcpStream, shared: Arc<Shared>) {
         wbuf: Vec::with_capacity(INITIAL_READ_BUF),
         tally: Tally::default(),
         shared,
+        split: None,
+        stale_after: None,
+        close_every: 0,
     };
     // I/O errors only mean the client is gone; there is nobody to tell.
-    if let Ok(true) = conn.run().await {
-        conn.linger().await;
+    match conn.run().await {
+        Ok(After::Close) => conn.linger().await,
+        Ok(After::Reset) => {
+            if conn.flush().await.is_ok() {
+                // Dropping the socket now sends RST instead of FIN.
+                let _ = conn.stream.set_zero_linger();
+            }
+        }
+        Ok(After::Abandon) => {
+            let _ = conn.stream.shutdown().await;
+        }
+        Ok(After::KeepAlive | After::Gone) | Err(_) => {}
     }
     conn.tally.flush(&conn.shared.counters);
 }
 
 impl Conn {
-    /// Serves requests until the connection should close. `Ok(true)` means
-    /// the server chose to close and the write side should be shut down
-    /// gracefully; `Ok(false)` means the client closed first.
-    async fn run(&mut self) -> io::Result<bool> {
+    /// Serves requests until the connection should close; says how (never
+    /// `KeepAlive`). `Gone` means the client closed first.
+    async fn run(&mut self) -> io::Result<After> {
         loop {
-            if self.pos == self.end && !self.fill().await? {
-                return Ok(false);
+            if self.pos == self.end {
+                if let Some(end) = self.await_request().await? {
+                    return Ok(end);
+                }
             }
             let head = match http::parse_head(&self.rbuf[self.pos..self.end]) {
                 Ok(Some((head, len))) => {
@@ -91,11 +135,11 @@ impl Conn {
                 }
                 Ok(None) if self.end - self.pos >= http::MAX_HEAD => {
                     self.error(Route::Other, 431, "request head too large\n");
-                    return Ok(true);
+                    return Ok(After::Close);
                 }
                 Ok(None) => {
                     if !self.fill().await? {
-                        return Ok(false);
+                        return Ok(After::Gone);
                     }
                     continue;
                 }
@@ -106,28 +150,60 @@ impl Conn {
                             self.error(Route::Other, 431, "too many header fields\n")
                         }
                     }
-                    return Ok(true);
+                    return Ok(After::Close);
                 }
             };
             let body = match self.read_body(&head).await {
                 Ok(body) => body,
                 Err(BodyError::Bad) => {
                     self.error(head.target.route(), 400, "malformed chunked body\n");
-                    return Ok(true);
+                    return Ok(After::Close);
                 }
                 Err(BodyError::TooLarge) => {
                     self.error(Route::Echo, 413, "body too large for /echo\n");
-                    return Ok(true);
+                    return Ok(After::Close);
                 }
-                Err(BodyError::Io) => return Ok(false),
+                Err(BodyError::Io) => return Ok(After::Gone),
             };
-            if !routes::respond(self, &head, body).await? {
-                return Ok(true);
+            match routes::respond(self, &head, body).await? {
+                After::KeepAlive => {}
+                end => return Ok(end),
             }
             if self.wbuf.len() >= WRITE_BATCH {
                 self.flush().await?;
             }
         }
+    }
+
+    /// Waits for the first bytes of the next request, with everything sent.
+    /// Returns how to end the connection instead when the client closed, or
+    /// when it stayed idle past [`crate::Hostile::idle_close`] or a
+    /// `/bad/idle-close` delay.
+    async fn await_request(&mut self) -> io::Result<Option<After>> {
+        self.flush().await?;
+        if let Some(wait) = self.stale_after.take() {
+            let mut byte = [0u8; 1];
+            // `peek` (unlike `readable`) never wakes without cause.
+            match tokio::time::timeout(wait, self.stream.peek(&mut byte)).await {
+                Ok(Ok(0)) => return Ok(Some(After::Gone)),
+                Ok(result) => {
+                    result?;
+                }
+                Err(_) => {
+                    // Stale now: close as the next request lands, unread.
+                    let _ = tokio::time::timeout(STALE_HOLD, self.stream.peek(&mut byte)).await;
+                    return Ok(Some(After::Abandon));
+                }
+            }
+        }
+        let filled = match self.shared.hostile.idle_close {
+            Some(idle) => match tokio::time::timeout(idle, self.fill()).await {
+                Ok(filled) => filled?,
+                Err(_) => return Ok(Some(After::Close)),
+            },
+            None => self.fill().await?,
+        };
+        Ok((!filled).then_some(After::Gone))
     }
 
     /// Reads more input, after sending whatever responses are pending: a
@@ -232,6 +308,16 @@ impl Conn {
         self.body(body.as_bytes());
     }
 
+    /// Counts a response about to be written by hand.
+    pub(crate) fn count(&mut self, route: Route, status: u16) {
+        self.tally.request(&self.shared.counters, route, status);
+    }
+
+    /// Counts a request deliberately left without an answer.
+    pub(crate) fn unanswered(&mut self, route: Route) {
+        self.tally.unanswered(route);
+    }
+
     /// Starts a response: counts the request and appends its head.
     pub(crate) fn head(
         &mut self,
@@ -256,7 +342,7 @@ impl Conn {
 
     /// Appends a whole pre-encoded response on the hot path.
     pub(crate) fn canned(&mut self, route: Route, status: u16, parts: &[&[u8]]) {
-        self.tally.request(&self.shared.counters, route, status);
+        self.count(route, status);
         for part in parts {
             self.body(part);
         }
@@ -285,7 +371,7 @@ impl Conn {
             // Counted before writing so that a client which has read the
             // bytes is guaranteed to find them in the stats.
             self.tally.flush(&self.shared.counters);
-            self.stream.write_all(&FILLER[..len]).await?;
+            write(&mut self.stream, &FILLER[..len], self.split).await?;
             n -= len as u64;
         }
         Ok(())
@@ -298,7 +384,7 @@ impl Conn {
         if self.wbuf.is_empty() {
             return Ok(());
         }
-        let result = self.stream.write_all(&self.wbuf).await;
+        let result = write(&mut self.stream, &self.wbuf, self.split).await;
         self.wbuf.clear();
         // An /echo of a large body should not pin that much memory for the
         // rest of a long-lived connection.
@@ -306,6 +392,42 @@ impl Conn {
             self.wbuf.shrink_to(WRITE_BATCH);
         }
         result
+    }
+
+    /// Appends counted bytes and sends them with whatever else is pending.
+    pub(crate) async fn write_now(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.body(bytes);
+        self.flush().await
+    }
+
+    /// From now on, writes go out `piece` bytes at a time (`None`: whole).
+    pub(crate) fn split(&mut self, piece: Option<usize>) {
+        self.split = piece;
+    }
+
+    /// Makes the connection stale after `ms` of idleness (`/bad/idle-close`).
+    pub(crate) fn stale_after(&mut self, ms: u64) {
+        self.stale_after = Some(Duration::from_millis(ms));
+    }
+
+    /// Counts a `/bad/close-every` response; returns how many there have
+    /// been on this connection.
+    pub(crate) fn count_close_every(&mut self) -> u64 {
+        self.close_every += 1;
+        self.close_every
+    }
+
+    /// Publishes the counts and sends what is pending, then reads and drops
+    /// whatever the client sends until it closes (`/bad/silent`).
+    pub(crate) async fn discard_until_eof(&mut self) {
+        if self.flush().await.is_err() {
+            return;
+        }
+        while let Ok(n) = self.stream.read(&mut self.rbuf).await {
+            if n == 0 {
+                break;
+            }
+        }
     }
 
     /// Sends what is pending, half-closes, and drains the peer's remaining
@@ -324,4 +446,17 @@ impl Conn {
         };
         let _ = tokio::time::timeout(LINGER, drain).await;
     }
+}
+
+/// Writes `bytes` whole, or `piece` bytes at a time with a short pause
+/// before each, so that a client gets them in separate reads.
+async fn write(stream: &mut TcpStream, bytes: &[u8], piece: Option<usize>) -> io::Result<()> {
+    let Some(piece) = piece else {
+        return stream.write_all(bytes).await;
+    };
+    for part in bytes.chunks(piece) {
+        tokio::time::sleep(SPLIT_PAUSE).await;
+        stream.write_all(part).await?;
+    }
+    Ok(())
 }

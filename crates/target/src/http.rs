@@ -1,7 +1,7 @@
 //! HTTP/1.x wire format: request heads in (via `httparse`), request-body
 //! framing (including an incremental chunked decoder) and response heads out.
 
-use crate::routes::Target;
+use crate::routes::{self, Target};
 
 /// Largest request head accepted; beyond it the answer is 431.
 pub(crate) const MAX_HEAD: usize = 64 * 1024;
@@ -27,6 +27,8 @@ pub(crate) struct Head {
     pub(crate) framing: Framing,
     pub(crate) expect_continue: bool,
     pub(crate) target: Target,
+    /// `?split=N` on any route: write the response N bytes at a time.
+    pub(crate) split: Option<usize>,
     /// `YACESESSID` cookie; only looked for on `/session`.
     pub(crate) session: Option<String>,
     /// Request `Content-Type`; only kept for `/echo`.
@@ -60,7 +62,14 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, HeadError>
     let (Some(method), Some(path), Some(version)) = (req.method, req.path, req.version) else {
         return Err(HeadError::Bad);
     };
-    let target = Target::parse(path);
+    let mut target = Target::parse(path);
+    let split = routes::split(path).unwrap_or_else(|()| {
+        target = Target::Invalid(
+            target.route(),
+            "split must be a whole number from 1 to 65536\n",
+        );
+        None
+    });
     let http10 = version == 0;
     let mut head = Head {
         is_head: method == "HEAD",
@@ -71,6 +80,7 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, HeadError>
         session: None,
         content_type: None,
         target,
+        split,
     };
     let mut content_length: Option<u64> = None;
     let mut chunked = false;

@@ -26,7 +26,8 @@
 //! carries `Server: yace-target/<version>` and a `Content-Length` (except
 //! chunked ones, and 204/304 which have no body), plus `Connection: close`
 //! when the connection is about to close. Heads over 64 KiB or with more
-//! than 64 fields get 431, malformed ones 400; both then close.
+//! than 64 fields get 431, malformed ones 400; both then close. All of this
+//! holds except under `/bad/`, whose routes break it on purpose.
 //!
 //! # Routes
 //!
@@ -50,12 +51,54 @@
 //! Bodies of `/bytes`, `/vary` and `/chunked` are a repeating printable
 //! 64-byte pattern.
 //!
+//! Any route takes `?split=N` (1 ≤ N ≤ 65536): its response is written N
+//! bytes at a time, each piece after a ~1 ms pause, so that the client gets
+//! it in many small reads. Earlier pipelined responses still go out whole.
+//!
+//! # Misbehaviours
+//!
+//! Routes under `/bad/` answer wrongly on purpose, for testing what a client
+//! makes of a broken server. They answer every method alike (a `HEAD` gets
+//! the body too) and are counted each under its own path. Unless the table
+//! says it closes, the connection is kept alive as usual.
+//!
+//! | Route | Answer |
+//! | --- | --- |
+//! | `/bad/close` | reads the request, closes without a byte of answer (FIN). Counted, with no status. |
+//! | `/bad/silent` | reads the request, never answers; the connection stays open until the client closes it. Counted, with no status. |
+//! | `/bad/reset-mid-body` | head with `Content-Length: 1000`, 100 bytes of body, then RST (`SO_LINGER` 0). |
+//! | `/bad/drip-head?ms=N` | the head one byte at a time, N ms apart (default 10, at most 10000), then the 13-byte body. |
+//! | `/bad/drip-body?ms=N` | the head at once, then a 20-byte body one byte every N ms (default 10, at most 10000). |
+//! | `/bad/eof-body` | HTTP/1.1, `Connection: close`, no length: a 100-byte body delimited by the close. |
+//! | `/bad/cl-short` | `Content-Length: 100`, 50 bytes, close. |
+//! | `/bad/cl-long` | `Content-Length: 10`, 20 bytes. |
+//! | `/bad/cl-invalid` | `Content-Length: abc`, close. |
+//! | `/bad/cl-dup` | `Content-Length: 10` and `Content-Length: 20`, 20 bytes, close. |
+//! | `/bad/chunk-bad` | chunked, a valid chunk then the size line `not-hex`, close. |
+//! | `/bad/chunk-ext` | chunked with chunk extensions (one with a quoted `;`) and two trailer fields; 11 bytes of data. |
+//! | `/bad/chunk-trunc` | chunked, a chunk of 0x40 bytes cut off after 20, close. |
+//! | `/bad/continue` | `100 Continue` and `103 Early Hints` (unasked for), then 200 with a 13-byte body. |
+//! | `/bad/204-body` | 204 followed by 12 stray bytes. |
+//! | `/bad/304-body` | 304 with `Content-Length: 12` followed by those 12 bytes, which a 304 never has. |
+//! | `/bad/head-body` | 200 with a 12-byte body, sent to a `HEAD` as well. |
+//! | `/bad/huge-header?kb=N` | a head with one N-KiB field (default 100, at most 65536), `Content-Length: 0`. |
+//! | `/bad/endless-header` | header fields without end, until the client goes away. |
+//! | `/bad/http10` | an `HTTP/1.0` status line with a 19-byte body, close. |
+//! | `/bad/idle-close?ms=N` | 200 with a 23-byte body; if the connection is then idle for N ms (default 200), the next request on it is met with a close (FIN then RST, the request unread, not counted): the stale keep-alive race, made deterministic. |
+//! | `/bad/close-every?n=N` | 200 with a 12-byte body, and every Nth such response on a connection (default 3) is followed by a close its head did not announce. |
+//!
+//! What no path can select is set with [`Hostile`] through
+//! [`Server::start_with`] (or `yace-target --on-accept close|reset
+//! --idle-close MS`): closing or resetting every connection as soon as it
+//! is accepted, and a keep-alive idle timeout.
+//!
 //! The package also builds a standalone `yace-target [ADDR] [THREADS]`
 //! binary that runs [`serve_foreground`], for pointing other load generators
 //! at the same server.
 
 mod conn;
 mod http;
+mod misbehave;
 mod routes;
 mod session;
 mod stats;
@@ -94,10 +137,35 @@ impl Default for Config {
     }
 }
 
+/// Misbehaviour that no request path can select, for a server started with
+/// [`Server::start_with`]. The default misbehaves in no way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Hostile {
+    /// What to do with every connection as soon as it is accepted, before
+    /// reading anything. Accepted connections are still counted.
+    pub on_accept: Option<OnAccept>,
+    /// Close a keep-alive connection once it has been idle this long between
+    /// requests (FIN, then a drain, like a server's keep-alive timeout).
+    /// A client sending as the close happens meets the stale-connection
+    /// race; `/bad/idle-close` plays that race deterministically.
+    pub idle_close: Option<Duration>,
+}
+
+/// How [`Hostile::on_accept`] gets rid of a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnAccept {
+    /// Half-close at once (FIN) and drop the socket. A request that had
+    /// already arrived is left unread, so the kernel follows with RST.
+    Close,
+    /// Reset at once (`SO_LINGER` 0, RST).
+    Reset,
+}
+
 /// State shared by every connection of one server.
 pub(crate) struct Shared {
     pub(crate) counters: stats::Counters,
     pub(crate) sessions: session::Sessions,
+    pub(crate) hostile: Hostile,
 }
 
 /// A server running on its own background threads (its own tokio runtime, so
@@ -126,6 +194,11 @@ impl Server {
     /// Binds and starts serving. The listener is bound before this returns,
     /// so with port 0 [`Server::local_addr`] already has the real port.
     pub fn start(config: Config) -> io::Result<Server> {
+        Server::start_with(config, Hostile::default())
+    }
+
+    /// Like [`Server::start`], misbehaving as `hostile` says.
+    pub fn start_with(config: Config, hostile: Hostile) -> io::Result<Server> {
         let threads = match config.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -133,6 +206,7 @@ impl Server {
         let shared = Arc::new(Shared {
             counters: stats::Counters::new(),
             sessions: Default::default(),
+            hostile,
         });
         let (stop, stop_rx) = mpsc::channel();
         let (stopped_tx, stopped) = mpsc::channel();
@@ -275,6 +349,19 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
             }
         };
         shared.counters.connection_accepted();
+        match shared.hostile.on_accept {
+            None => {}
+            Some(OnAccept::Close) => {
+                if let Ok(stream) = stream.into_std() {
+                    let _ = stream.shutdown(std::net::Shutdown::Write);
+                }
+                continue;
+            }
+            Some(OnAccept::Reset) => {
+                let _ = stream.set_zero_linger();
+                continue;
+            }
+        }
         let _ = stream.set_nodelay(true);
         tokio::spawn(conn::serve(stream, shared.clone()));
     }
@@ -286,8 +373,13 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
 /// is bound and the signals are being watched, so a supervisor that waits
 /// for that line can signal right away.
 pub fn serve_foreground(config: Config) -> io::Result<()> {
+    serve_foreground_with(config, Hostile::default())
+}
+
+/// [`serve_foreground`], misbehaving as `hostile` says.
+pub fn serve_foreground_with(config: Config, hostile: Hostile) -> io::Result<()> {
     let signals = signal::StopSignals::block()?;
-    let server = Server::start(config)?;
+    let server = Server::start_with(config, hostile)?;
     let mut out = io::stdout().lock();
     writeln!(
         out,

@@ -4,8 +4,9 @@
 use std::io;
 use std::time::Duration;
 
-use crate::conn::Conn;
+use crate::conn::{After, Conn};
 use crate::http::{self, BodyLen, ConnHeader, Head};
+use crate::misbehave::{self, Bad};
 use crate::session::{new_session_id, random_in};
 use crate::stats::Route;
 
@@ -14,6 +15,8 @@ pub(crate) const MAX_BODY: u64 = 1 << 30;
 /// Longest wait `/sleep` and `/session` accept (one hour).
 pub(crate) const MAX_SLEEP_MS: u64 = 3_600_000;
 const MAX_CHUNKS: u64 = 1 << 20;
+/// Largest piece `?split=N` accepts.
+pub(crate) const MAX_SPLIT: u64 = 64 * 1024;
 const VARY_DEFAULT: (u64, u64) = (1, 2048);
 const CHUNKED_DEFAULT: (u64, u64) = (4, 32);
 
@@ -38,6 +41,8 @@ pub(crate) enum Target {
     Stats {
         reset: bool,
     },
+    /// `/bad/...`: a deliberate misbehaviour.
+    Bad(Bad),
     NotFound,
     /// A known route with unusable parameters: 400 with the reason as body.
     Invalid(Route, &'static str),
@@ -88,6 +93,11 @@ impl Target {
                         Ok(n) if (200..=599).contains(&n) => Ok(Target::Status(n)),
                         _ => Err((Route::Status, "N must be a status code from 200 to 599\n")),
                     }
+                } else if path.starts_with("/bad/") {
+                    match misbehave::parse(path, query) {
+                        Some(bad) => bad.map(Target::Bad),
+                        None => Ok(Target::NotFound),
+                    }
                 } else {
                     Ok(Target::NotFound)
                 }
@@ -108,6 +118,7 @@ impl Target {
             Target::Chunked { .. } => Route::Chunked,
             Target::Close => Route::Close,
             Target::Echo => Route::Echo,
+            Target::Bad(bad) => Route::Bad(bad.kind),
             // `/_stats` is never counted; `other` is only a placeholder.
             Target::Stats { .. } | Target::NotFound => Route::Other,
             Target::Invalid(route, _) => *route,
@@ -147,7 +158,22 @@ fn strip_authority(target: &str) -> &str {
     }
 }
 
-fn param<'q>(query: &'q str, key: &str) -> Option<&'q str> {
+/// The `?split=N` of any request target: `Ok(None)` without one, `Err` for
+/// a value outside 1..=65536.
+pub(crate) fn split(target: &str) -> Result<Option<usize>, ()> {
+    let Some((_, query)) = target.split_once('?') else {
+        return Ok(None);
+    };
+    match param(query, "split") {
+        None => Ok(None),
+        Some(v) => match v.parse::<u64>() {
+            Ok(n) if (1..=MAX_SPLIT).contains(&n) => Ok(Some(n as usize)),
+            _ => Err(()),
+        },
+    }
+}
+
+pub(crate) fn param<'q>(query: &'q str, key: &str) -> Option<&'q str> {
     query.split('&').find_map(|pair| {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         (k == key).then_some(v)
@@ -190,9 +216,24 @@ const ROOT_HEAD: &[u8] = concat!(
 .as_bytes();
 const ROOT_BODY: &[u8] = b"hello world\n";
 
-/// Writes (or queues) the response to one request. Returns whether the
-/// connection stays open.
-pub(crate) async fn respond(c: &mut Conn, head: &Head, body: Option<Vec<u8>>) -> io::Result<bool> {
+/// Writes (or queues) the response to one request. Returns what becomes of
+/// the connection.
+pub(crate) async fn respond(c: &mut Conn, head: &Head, body: Option<Vec<u8>>) -> io::Result<After> {
+    let Some(piece) = head.split else {
+        return answer(c, head, body).await;
+    };
+    // Earlier pipelined responses go out whole; only this one is split.
+    c.flush().await?;
+    c.split(Some(piece));
+    let after = answer(c, head, body).await;
+    let flushed = c.flush().await;
+    c.split(None);
+    let after = after?;
+    flushed?;
+    Ok(after)
+}
+
+async fn answer(c: &mut Conn, head: &Head, body: Option<Vec<u8>>) -> io::Result<After> {
     let keep = head.keep_alive && head.target != Target::Close;
     let conn = match (keep, head.http10) {
         (false, _) => ConnHeader::Close,
@@ -323,10 +364,11 @@ pub(crate) async fn respond(c: &mut Conn, head: &Head, body: Option<Vec<u8>>) ->
                 out.extend_from_slice(&json);
             }
         }
+        Target::Bad(bad) => return misbehave::respond(c, bad, keep, conn).await,
         Target::NotFound => text(c, head, Route::Other, 404, conn, "not found\n", &[]),
         Target::Invalid(route, why) => text(c, head, route, 400, conn, why, &[]),
     }
-    Ok(keep)
+    Ok(if keep { After::KeepAlive } else { After::Close })
 }
 
 fn text(
@@ -486,5 +528,40 @@ mod tests {
         assert_eq!(Target::parse("/_stats?reset=1"), Stats { reset: true });
         assert_eq!(Target::parse("/nope"), NotFound);
         assert_eq!(Target::parse("/sleep/"), NotFound);
+    }
+
+    #[test]
+    fn bad_targets() {
+        use crate::misbehave::Kind;
+        use Target::{Invalid, NotFound};
+        let bad = |kind, arg| Target::Bad(Bad { kind, arg });
+        assert_eq!(Target::parse("/bad/cl-short"), bad(Kind::ClShort, 0));
+        assert_eq!(
+            Target::parse("/bad/close-every?n=5"),
+            bad(Kind::CloseEvery, 5)
+        );
+        assert_eq!(
+            Target::parse("http://h/bad/drip-body?ms=3&split=2"),
+            bad(Kind::DripBody, 3)
+        );
+        assert!(matches!(
+            Target::parse("/bad/close-every?n=0"),
+            Invalid(Route::Bad(Kind::CloseEvery), _)
+        ));
+        assert_eq!(Target::parse("/bad/unknown"), NotFound);
+        assert_eq!(Target::parse("/bad"), NotFound);
+        assert_eq!(Target::parse("/bad/close").route().name(), "/bad/close");
+    }
+
+    #[test]
+    fn split_parameter() {
+        assert_eq!(split("/"), Ok(None));
+        assert_eq!(split("/?x=1"), Ok(None));
+        assert_eq!(split("/?split=1"), Ok(Some(1)));
+        assert_eq!(split("/chunked?chunks=2&split=64"), Ok(Some(64)));
+        assert_eq!(split("/?split=65536"), Ok(Some(65536)));
+        for bad in ["/?split=0", "/?split=65537", "/?split=x", "/?split="] {
+            assert_eq!(split(bad), Err(()), "{bad}");
+        }
     }
 }

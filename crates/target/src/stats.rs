@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use serde::{Deserialize, Serialize};
 
+use crate::misbehave::Kind;
+
 /// A snapshot of the server's counters, as returned by [`crate::Server::stats`]
 /// and served as JSON by `GET /_stats`.
 ///
@@ -19,13 +21,18 @@ use serde::{Deserialize, Serialize};
 /// entries that are non-zero.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Stats {
-    /// Requests whose response was started (its head handed to the socket).
+    /// Requests whose response was started (its head handed to the socket),
+    /// plus the requests a `/bad/...` route read and deliberately left
+    /// unanswered (`/bad/close`, `/bad/silent`). Those have no status, so
+    /// `by_status` can add up to less than this.
     pub requests: u64,
     /// Accepted TCP connections.
     pub connections: u64,
     /// Requests by route name: `/`, `/bytes`, `/sleep`, `/session`, `/vary`,
-    /// `/status`, `/chunked`, `/close`, `/echo`, and `other` for everything
-    /// that matched no route (404) or could not be parsed (400, 431).
+    /// `/status`, `/chunked`, `/close`, `/echo`, each misbehaviour under its
+    /// own path without the query (`/bad/cl-short`, ...), and `other` for
+    /// everything that matched no route (404) or could not be parsed (400,
+    /// 431).
     pub by_route: BTreeMap<String, u64>,
     /// Requests by response status code.
     pub by_status: BTreeMap<u16, u64>,
@@ -48,11 +55,12 @@ pub(crate) enum Route {
     Close,
     Echo,
     Other,
+    /// `/bad/...`: one counter per misbehaviour.
+    Bad(Kind),
 }
 
 impl Route {
-    pub(crate) const COUNT: usize = 10;
-    const ALL: [Route; Route::COUNT] = [
+    const PLAIN: [Route; 10] = [
         Route::Root,
         Route::Bytes,
         Route::Sleep,
@@ -64,6 +72,31 @@ impl Route {
         Route::Echo,
         Route::Other,
     ];
+    pub(crate) const COUNT: usize = Route::PLAIN.len() + Kind::COUNT;
+
+    /// The route's slot in the counter arrays.
+    fn index(self) -> usize {
+        match self {
+            Route::Root => 0,
+            Route::Bytes => 1,
+            Route::Sleep => 2,
+            Route::Session => 3,
+            Route::Vary => 4,
+            Route::Status => 5,
+            Route::Chunked => 6,
+            Route::Close => 7,
+            Route::Echo => 8,
+            Route::Other => 9,
+            Route::Bad(kind) => Route::PLAIN.len() + kind as usize,
+        }
+    }
+
+    fn at(index: usize) -> Route {
+        Route::PLAIN
+            .get(index)
+            .copied()
+            .unwrap_or_else(|| Route::Bad(Kind::ALL[index - Route::PLAIN.len()]))
+    }
 
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -77,6 +110,7 @@ impl Route {
             Route::Close => "/close",
             Route::Echo => "/echo",
             Route::Other => "other",
+            Route::Bad(kind) => kind.path(),
         }
     }
 }
@@ -129,11 +163,13 @@ impl Counters {
                 c.load(Relaxed)
             }
         };
-        let by_route = Route::ALL
+        let by_route = self
+            .routes
             .iter()
-            .filter_map(|r| {
-                let n = take(&self.routes[*r as usize]);
-                (n > 0).then(|| (r.name().to_owned(), n))
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let n = take(c);
+                (n > 0).then(|| (Route::at(i).name().to_owned(), n))
             })
             .collect();
         let by_status = self
@@ -168,9 +204,15 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
+    /// A request left unanswered on purpose: counted, with no status.
+    pub(crate) fn unanswered(&mut self, route: Route) {
+        self.requests += 1;
+        self.routes[route.index()] += 1;
+    }
+
     pub(crate) fn request(&mut self, counters: &Counters, route: Route, status: u16) {
         self.requests += 1;
-        self.routes[route as usize] += 1;
+        self.routes[route.index()] += 1;
         for slot in &mut self.statuses {
             if slot.0 == status {
                 slot.1 += 1;
@@ -252,6 +294,30 @@ mod tests {
         assert_eq!(s.by_status.values().sum::<u64>(), 9);
         assert_eq!(s.by_status[&200], 2);
         assert_eq!(s.by_status[&206], 2);
+    }
+
+    #[test]
+    fn misbehaviours_count_under_their_paths_and_unanswered_without_status() {
+        let c = Counters::new();
+        let mut t = Tally::default();
+        t.unanswered(Route::Bad(Kind::Close));
+        t.request(&c, Route::Bad(Kind::CloseEvery), 200);
+        t.request(&c, Route::Root, 200);
+        t.flush(&c);
+        let s = c.snapshot(false);
+        assert_eq!(s.requests, 3);
+        assert_eq!(s.by_status, BTreeMap::from([(200, 2)]));
+        assert_eq!(
+            s.by_route,
+            BTreeMap::from([
+                ("/".to_owned(), 1),
+                ("/bad/close".to_owned(), 1),
+                ("/bad/close-every".to_owned(), 1),
+            ])
+        );
+        for i in 0..Route::COUNT {
+            assert_eq!(Route::at(i).index(), i);
+        }
     }
 
     #[test]
