@@ -6,6 +6,7 @@
 //! Needs the packages `scripts/test.sh` installs; a missing one fails the
 //! test with a message saying so.
 
+mod ab;
 mod client;
 pub mod harness;
 mod lifecycle;
