@@ -391,7 +391,16 @@ pub fn prepare(
     }
     engine::tls_setup(&plan).map_err(|e| Failure::usage(e.to_string()))?;
     let addr = engine::resolve(&plan).map_err(|e| Failure::runtime(format!("{url}: {e}")))?;
-    if let Err(e) = engine::probe(addr, plan.timeouts.connect) {
+    if let Err(e) = engine::probe(addr, plan.timeouts.connect).or_else(|e| {
+        // A reset or abort after the handshake means something listens there:
+        // let the run go on and classify what happens.
+        match e.kind() {
+            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted => {
+                Ok(Duration::ZERO)
+            }
+            _ => Err(e),
+        }
+    }) {
         return Err(Failure::runtime(format!(
             "cannot connect to {addr} for {url}: {e} (is the server running and listening \
              there? check the host and port)"

@@ -247,6 +247,9 @@ pub struct Epoll {
 pub const IN: u32 = libc::EPOLLIN as u32;
 pub const OUT: u32 = libc::EPOLLOUT as u32;
 pub const ERR: u32 = (libc::EPOLLERR | libc::EPOLLHUP) as u32;
+/// The peer closed its side (FIN): with edge triggering, no later event
+/// will say so again, so the reader must read through to end of file.
+pub const CLOSED: u32 = (libc::EPOLLRDHUP | libc::EPOLLHUP | libc::EPOLLERR) as u32;
 
 impl Epoll {
     pub fn new() -> io::Result<Epoll> {

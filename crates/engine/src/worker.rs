@@ -120,6 +120,11 @@ enum St {
 struct Conn {
     fd: RawFd,
     tls: Option<Box<rustls::ClientConnection>>,
+    /// HTTPS: the last socket read was short, so the socket is drained.
+    tls_drained: bool,
+    /// The server closed its side (seen as EPOLLRDHUP/HUP): read to the end,
+    /// never reuse.
+    peer_closed: bool,
     connected_at: u64,
     handshaken_at: u64,
     gen: u32,
@@ -158,6 +163,8 @@ impl Conn {
         Conn {
             fd: -1,
             tls: None,
+            tls_drained: false,
+            peer_closed: false,
             connected_at: 0,
             handshaken_at: 0,
             gen: 0,
@@ -214,6 +221,8 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     next_j: u64,
     next_due: Due,
     buf: Box<[u8]>,
+    /// HTTPS: ciphertext read from a socket, before rustls decrypts it.
+    cipher: Box<[u8]>,
     report: WorkerReport,
     captured_server: bool,
     ending: bool,
@@ -256,6 +265,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             next_j: 0,
             next_due,
             buf: vec![0u8; READ_BUF].into_boxed_slice(),
+            cipher: vec![0u8; if cfg.tls.is_some() { READ_BUF } else { 0 }].into_boxed_slice(),
             report: WorkerReport::default(),
             captured_server: false,
             ending: false,
@@ -750,23 +760,29 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 if flags & sys::OUT != 0 {
                     self.write(idx, self.now());
                 }
-                let c = &self.conns[idx];
+                let c = &mut self.conns[idx];
+                c.peer_closed |= flags & sys::CLOSED != 0;
                 if flags & (sys::IN | sys::ERR) != 0 && c.gen == gen && c.busy() {
                     self.readable(idx);
                 }
             }
-            St::Reading => self.readable(idx),
+            St::Reading => {
+                self.conns[idx].peer_closed |= flags & sys::CLOSED != 0;
+                self.readable(idx)
+            }
             St::Idle => self.idle_readable(idx),
             St::Closed => {}
         }
     }
 
     /// HTTPS: the next plaintext from the connection into `self.buf`, as a
-    /// plain `read` would return it; a TLS failure as its outcome.
+    /// plain `read` would return it (EAGAIN once drained); a TLS failure as
+    /// its outcome. Ciphertext is read into our own buffer and handed to
+    /// rustls, so a short read tells us the socket is drained, as in plain
+    /// HTTP, and no read is spent only to hear EAGAIN.
     fn tls_read(&mut self, idx: usize) -> Result<Result<usize, i32>, Outcome> {
         let c = &mut self.conns[idx];
         let tls = c.tls.as_mut().expect("a TLS connection");
-        let mut fd = Fd(c.fd);
         loop {
             match tls.reader().read(&mut self.buf) {
                 Ok(n) => return Ok(Ok(n)),
@@ -774,25 +790,42 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 // Closed without close_notify: treat as end of file, as browsers do.
                 Err(_) => return Ok(Ok(0)),
             }
-            match tls.read_tls(&mut fd) {
+            if c.tls_drained {
+                c.tls_drained = false;
+                return Ok(Err(libc::EAGAIN));
+            }
+            let n = match sys::read(c.fd, &mut self.cipher) {
                 Ok(0) => return Ok(Ok(0)),
-                Ok(_) => {
-                    if let Err(e) = tls.process_new_packets() {
-                        return Err(crate::tls::classify(&e));
-                    }
-                    while tls.wants_write() {
-                        if tls.write_tls(&mut fd).is_err() {
-                            break;
-                        }
+                Ok(n) => n,
+                Err(e) => return Ok(Err(e)),
+            };
+            c.tls_drained = n < self.cipher.len();
+            let mut data = &self.cipher[..n];
+            while !data.is_empty() {
+                match tls.read_tls(&mut data) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(_) => return Err(Outcome::TlsHandshake),
+                }
+                if let Err(e) = tls.process_new_packets() {
+                    return Err(crate::tls::classify(&e));
+                }
+            }
+            if tls.wants_write() {
+                let mut fd = Fd(c.fd);
+                while tls.wants_write() {
+                    if tls.write_tls(&mut fd).is_err() {
+                        break;
                     }
                 }
-                Err(e) => return Ok(Err(e.raw_os_error().unwrap_or(libc::EAGAIN))),
             }
         }
     }
 
     /// Reads and frames until the response is complete or the socket is drained.
     fn readable(&mut self, idx: usize) {
+        // A new event: whatever an earlier short read said, there may be more now.
+        self.conns[idx].tls_drained = false;
         loop {
             let fd = self.conns[idx].fd;
             let tls = self.conns[idx].tls.is_some();
@@ -845,13 +878,16 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                             let reuse = consumed == n
                                 && c.parser.keep_alive
                                 && self.cfg.keepalive
+                                && !c.peer_closed
                                 && c.st == St::Reading;
                             self.respond(idx, now, reuse);
                             return;
                         }
                         Ok(Progress::NeedMore) => {
-                            // A short plain read drained the socket; TLS reads until WouldBlock.
-                            if n < self.buf.len() && !tls {
+                            // A short plain read drained the socket, unless the
+                            // server also closed: then read on to end of file,
+                            // which no later event would announce.
+                            if n < self.buf.len() && !tls && !c.peer_closed {
                                 return;
                             }
                         }
@@ -956,6 +992,8 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     fn close(&mut self, idx: usize) {
         let c = &mut self.conns[idx];
         c.tls = None;
+        c.tls_drained = false;
+        c.peer_closed = false;
         if c.fd >= 0 {
             sys::close(c.fd);
             c.fd = -1;

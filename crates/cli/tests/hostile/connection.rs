@@ -28,7 +28,6 @@ fn accept_then_close_is_closed_before_response() {
 }
 
 #[test]
-#[ignore = "engine bug: the reachability probe fails on ECONNRESET ('cannot connect', exit 1) about half the time"]
 fn accept_then_reset_is_reset() {
     let s = hostile(Hostile {
         on_accept: Some(OnAccept::Reset),
@@ -202,7 +201,6 @@ fn idle_keep_alive_timeout_is_noticed_between_requests() {
 }
 
 #[test]
-#[ignore = "engine bug: a FIN that arrives with a keep-alive response is missed; the next request on it ends as `timeout`, not retried"]
 fn unannounced_close_after_every_third_response_is_retried() {
     let s = server();
     let r = run(

@@ -10,7 +10,6 @@ use std::time::Duration;
 const N20: &[&str] = &["-n", "20", "-c", "2", "--timeout", "2s"];
 
 #[test]
-#[ignore = "engine bug: a FIN that arrives with the last body bytes is missed; close-delimited bodies end as `timeout`"]
 fn eof_delimited_body_is_a_response() {
     let s = server();
     let r = run(&url(&s, "/bad/eof-body"), N20);
@@ -21,7 +20,6 @@ fn eof_delimited_body_is_a_response() {
 }
 
 #[test]
-#[ignore = "engine bug: a FIN that arrives with the last body bytes is missed; a short body ends as `timeout`"]
 fn content_length_short_is_incomplete_body() {
     let s = server();
     let r = run(&url(&s, "/bad/cl-short"), N20);
@@ -79,7 +77,6 @@ fn chunk_extensions_and_trailers_are_a_response() {
 }
 
 #[test]
-#[ignore = "engine bug: a FIN that arrives with the last body bytes is missed; a truncated chunked body ends as `timeout`"]
 fn chunked_body_cut_short_is_incomplete_body() {
     let s = server();
     let r = run(&url(&s, "/bad/chunk-trunc"), N20);

@@ -5,8 +5,10 @@
 //! what the server saw), that the run ends on time and with exit status 0:
 //! never a crash or a hang.
 //!
-//! Tests marked `#[ignore = "engine bug: ..."]` state what yace should do
-//! and currently does not; `cargo test --test hostile -- --ignored` runs them.
+//! Regressions by name: a close (FIN) that arrives with the last response
+//! bytes must be seen at once (eof-body, cl-short, chunk-trunc,
+//! close-every), and a server that accepts then resets is run, not
+//! reported unreachable.
 
 mod client;
 mod connection;

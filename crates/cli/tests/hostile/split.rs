@@ -66,7 +66,6 @@ fn interim_responses_split_anywhere_are_the_same() {
 }
 
 #[test]
-#[ignore = "engine bug: a FIN that arrives with the last body bytes is missed; a short body ends as `timeout`"]
 fn short_body_split_anywhere_is_the_same() {
     let r = same_when_split("/bad/cl-short");
     r.expect(&[("incomplete_body", 3)]);

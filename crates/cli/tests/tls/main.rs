@@ -86,6 +86,7 @@ impl Drop for Nginx {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.pki.dir);
     }
 }
 
@@ -170,13 +171,11 @@ http {{
 }
 
 static STATUS_PORT: OnceLock<u16> = OnceLock::new();
-static NGINX: OnceLock<std::sync::Mutex<Option<Nginx>>> = OnceLock::new();
 
-/// One nginx for the whole binary (tests run serially against it).
+/// One nginx for the cases, stopped (by Drop) when they end, pass or fail.
 fn with_nginx<T>(f: impl FnOnce(&Nginx) -> T) -> T {
-    let m = NGINX.get_or_init(|| std::sync::Mutex::new(Some(Nginx::start())));
-    let g = m.lock().unwrap_or_else(|e| e.into_inner());
-    f(g.as_ref().unwrap())
+    let nginx = Nginx::start();
+    f(&nginx)
 }
 
 /// Requests nginx has handled so far (stub_status), this read included.
