@@ -8,7 +8,7 @@
 #
 # Environment (defaults in brackets):
 #   TOOLS     comma list of wrk,yace                 [wrk,yace]
-#   MODES     comma list of keepalive,close,conn10k  [keepalive,close,conn10k]
+#   MODES     comma list of keepalive,close,conn10k,https  [keepalive,close,conn10k,https]
 #   REPS      repetitions per mode and tool          [3; QUICK: 1]
 #   DURATION  seconds per run, "10" or "10s"         [10s; QUICK: 2s]
 #   QUICK=1   smoke mode; the report goes to bench/out/ instead of bench/results/
@@ -42,7 +42,7 @@ fi
 DURATION=${DURATION:-10s}
 REPS=${REPS:-3}
 TOOLS=${TOOLS:-wrk,yace}
-MODES=${MODES:-keepalive,close,conn10k}
+MODES=${MODES:-keepalive,close,conn10k,https}
 SETTLE=${SETTLE:-1}
 QUIET_MAX_BUSY=${QUIET_MAX_BUSY:-10}
 RUN_MAX_OTHER=${RUN_MAX_OTHER:-15}
@@ -57,7 +57,7 @@ IFS=, read -r -a TOOL_LIST <<<"$TOOLS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
 for t in "${TOOL_LIST[@]}"; do [[ $t == wrk || $t == yace ]] || die "unknown tool '$t' (wrk, yace)"; done
 for m in "${MODE_LIST[@]}"; do
-    [[ $m == keepalive || $m == close || $m == conn10k ]] || die "unknown mode '$m' (keepalive, close, conn10k)"
+    [[ $m == keepalive || $m == close || $m == conn10k || $m == https ]] || die "unknown mode '$m' (keepalive, close, conn10k, https)"
 done
 has_tool() { [[ ",$TOOLS," == *",$1,"* ]]; }
 has_mode() { [[ ",$MODES," == *",$1,"* ]]; }
@@ -66,6 +66,7 @@ has_mode() { [[ ",$MODES," == *",$1,"* ]]; }
 conns_for() {
     case $1 in
         keepalive) echo 50 ;;
+        https)     echo 50 ;;
         close)     echo 50 ;;
         conn10k)   echo 10000 ;;
     esac
@@ -81,6 +82,7 @@ install_deps() {
     command -v ps >/dev/null 2>&1 || missing+=(procps)
     command -v taskset >/dev/null 2>&1 || missing+=(util-linux)
     command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    command -v openssl >/dev/null 2>&1 || missing+=(openssl)
     (( ${#missing[@]} == 0 )) && return 0
 
     log "installing: ${missing[*]}"
@@ -174,8 +176,17 @@ start_nginx() {
     local attempt
     for attempt in 1 2 3 4 5; do
         PORT=$(free_port)
+        TLS_PORT=$(free_port)
+        if [[ ! -s $NGX_DIR/cert.pem ]]; then
+            # A throwaway self-signed certificate for the https mode (both clients skip verification, as wrk cannot verify).
+            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+                -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 \
+                -keyout "$NGX_DIR/key.pem" -out "$NGX_DIR/cert.pem" 2>>"$NGX_DIR/start.log" \
+                || die "openssl could not make the https mode's certificate"
+        fi
         sed -e "s|@PREFIX@|$NGX_DIR|g" \
             -e "s|@PORT@|$PORT|g" \
+            -e "s|@TLS_PORT@|$TLS_PORT|g" \
             -e "s|@NOFILE@|$NOFILE|g" \
             -e "s|@WORKER_CONNECTIONS@|$(( NOFILE - 64 ))|g" \
             -e "s|@BACKLOG@|4096|g" \
@@ -251,15 +262,18 @@ wait_idle() {
 client_cmd() {   # tool mode -> prints argv, one word per line
     local tool=$1 mode=$2 conns
     conns=$(conns_for "$mode")
+    local url=$URL
+    [[ $mode == https ]] && url="https://127.0.0.1:$TLS_PORT/"
     case $tool in
         wrk)
             printf '%s\n' taskset -c 1 wrk -t1 "-c$conns" "-d${DUR}s"
             [[ $mode == close ]] && printf '%s\n' -H 'Connection: close'
-            printf '%s\n' "$URL"
+            printf '%s\n' "$url"
             ;;
         yace)
-            printf '%s\n' taskset -c 1 "$YACE" run "$URL" -t 1 -c "$conns" -d "${DUR}s"
+            printf '%s\n' taskset -c 1 "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s"
             [[ $mode == close ]] && printf '%s\n' --no-keepalive
+            [[ $mode == https ]] && printf '%s\n' --insecure
             ;;
     esac
     return 0
