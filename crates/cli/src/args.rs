@@ -58,8 +58,11 @@ const SERVE_HELP: &str = "Routes:
   /echo             echoes the request body
   /_stats           JSON counters of what the server saw (?reset=1 zeroes them)
 
-Example:
-  yace serve --port 8080 &  yace run http://127.0.0.1:8080/ -c 100 -n 100k";
+Misbehaving routes (/bad/...) and ?split=N are listed in the README.
+
+Examples:
+  yace serve --port 8080 &  yace run http://127.0.0.1:8080/ -c 100 -n 100k
+  yace serve --port 8080 --idle-close 200ms      # the stale keep-alive race";
 
 #[derive(Debug, Args, Default)]
 pub struct RunArgs {
@@ -234,4 +237,13 @@ pub struct ServeArgs {
     /// Server threads (default: one per CPU).
     #[arg(short = 't', long = "threads", default_value_t = 0)]
     pub threads: usize,
+
+    /// Misbehave: close keep-alive connections idle this long (a server's
+    /// keep-alive timeout; clients meet the stale-connection race).
+    #[arg(long = "idle-close", value_name = "TIME")]
+    pub idle_close: Option<String>,
+
+    /// Misbehave: `close` or `reset` every connection as soon as it is accepted.
+    #[arg(long = "on-accept", value_name = "WHAT")]
+    pub on_accept: Option<String>,
 }

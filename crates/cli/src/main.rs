@@ -89,7 +89,27 @@ fn serve(a: args::ServeArgs) -> Result<u8, Failure> {
         addr: std::net::SocketAddr::new(ip, a.port),
         threads: a.threads,
     };
-    target::serve_foreground(config).map_err(|e| {
+    let idle_close = match a.idle_close.as_deref() {
+        None => None,
+        Some(t) => Some(
+            plan::parse_duration("--idle-close", t).map_err(|e| Failure::usage(e.to_string()))?,
+        ),
+    };
+    let on_accept = match a.on_accept.as_deref() {
+        None => None,
+        Some("close") => Some(target::OnAccept::Close),
+        Some("reset") => Some(target::OnAccept::Reset),
+        Some(other) => {
+            return Err(Failure::usage(format!(
+                "--on-accept: '{other}' is not close or reset"
+            )));
+        }
+    };
+    let hostile = target::Hostile {
+        on_accept,
+        idle_close,
+    };
+    target::serve_foreground_with(config, hostile).map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
             " (another process listens there: pick another --port, or --port 0 for any free one)"
         } else {
