@@ -245,7 +245,15 @@ fn load_from(
                 let d = match (duration, requests) {
                     (Some(d), _) => d,
                     // Only -n: the timetable ends when the n-th request is due.
-                    (None, Some(n)) => Duration::from_secs_f64(n as f64 / r + 1e-3),
+                    (None, Some(n)) => {
+                        match Duration::try_from_secs_f64(n as f64 / r + 1e-3) {
+                            Ok(d) => d,
+                            Err(_) => {
+                                b.error("-n/--rate", format!("{n} requests at {r}/s would take longer than yace can count"), Some("give -d, or a higher rate"));
+                                return None;
+                            }
+                        }
+                    }
                     (None, None) => DEFAULT_DURATION,
                 };
                 vec![RateStage {

@@ -338,10 +338,10 @@ impl PlanBuilder {
 pub fn parse_duration(source: &str, s: &str) -> Result<Duration, InputError> {
     let t = s.trim();
     let r = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        // try_: a huge number of seconds is an input error, not a panic (found by fuzzing).
         t.parse::<f64>()
             .ok()
-            .filter(|v| v.is_finite())
-            .map(Duration::from_secs_f64)
+            .and_then(|v| Duration::try_from_secs_f64(v).ok())
     } else {
         humantime::parse_duration(t).ok()
     };
@@ -438,6 +438,10 @@ mod tests {
         assert_eq!(
             parse_duration("-d", "1.5").unwrap(),
             Duration::from_millis(1500)
+        );
+        assert!(
+            parse_duration("-d", "99999999999999999999").is_err(),
+            "overflow is an error"
         );
         let e = parse_duration("-d", "soon").unwrap_err();
         assert!(e.to_string().contains("-d: 'soon' is not a duration"));
