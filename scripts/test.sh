@@ -52,6 +52,15 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 log "tests"
 cargo test --workspace --locked
 
+log "fuzz smoke test (fuzz/run.sh 10: every fuzz target builds and runs 10 s)"
+# cargo-fuzz needs nightly; the first run installs it (~2 min) and builds
+# the targets (~3 min), later runs take about a minute. See fuzz/README.md.
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+  fuzz/run.sh 10
+else
+  echo "skipped: no nightly toolchain (cargo-fuzz needs one: rustup toolchain install nightly)"
+fi
+
 log "benchmark smoke test (bench/run.sh, QUICK=1: proves the script works; ratios need a quiet machine)"
 QUICK=1 QUIET_WAIT=5 bench/run.sh
 
