@@ -21,6 +21,31 @@ fn cpu_model() -> String {
         .unwrap_or_default()
 }
 
+/// The client's own limits, said when a run hit them: the open-file limit
+/// (and how to raise it) and the local port range.
+pub fn limits_note() -> String {
+    let mut rl = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: rl is a valid out-pointer.
+    unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) };
+    let ports = read_trimmed("/proc/sys/net/ipv4/ip_local_port_range")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join("–");
+    let raise = if rl.rlim_cur < rl.rlim_max {
+        format!("`ulimit -n {}`", rl.rlim_max)
+    } else {
+        "`ulimit -Hn 65536 && ulimit -n 65536` (as root)".to_owned()
+    };
+    format!(
+        "this client's open-file limit is {} (hard {}): raise it with {raise}; local ports \
+         {ports} (net.ipv4.ip_local_port_range); keep-alive avoids running out of either",
+        rl.rlim_cur, rl.rlim_max
+    )
+}
+
 pub fn cpus() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())

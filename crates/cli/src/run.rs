@@ -571,6 +571,16 @@ pub fn execute<X: Sink, F: engine::Flow>(
             tls,
         },
     );
+    let mut result = result;
+    if result
+        .outcomes
+        .get(&engine::Outcome::ClientResource)
+        .copied()
+        .unwrap_or(0)
+        > 0
+    {
+        result.warnings.push(environment::limits_note());
+    }
     Ok(Executed {
         result,
         signal,
