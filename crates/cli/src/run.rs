@@ -494,7 +494,13 @@ pub fn execute<X: Sink, F: engine::Flow>(
         }
         h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
     })
-    .map_err(|e| Failure::runtime(e.to_string()))?;
+    .map_err(|e| {
+        let mut m = e.to_string();
+        if m.contains("os error 24") {
+            m = format!("{m}: {}", environment::limits_note());
+        }
+        Failure::runtime(m)
+    })?;
     // The run lasted until its last worker ended (not until threads were joined).
     let duration_ns = outputs
         .iter()
