@@ -224,6 +224,10 @@ impl ResponseParser {
             return Err(FrameError::HeadTooLarge);
         }
         let status = resp.code.unwrap_or(0);
+        // 000–099 are not HTTP statuses (and 0 means "no response" in a Sample).
+        if status < 100 {
+            return Err(FrameError::Protocol);
+        }
         if (100..200).contains(&status) {
             if status == 101 {
                 // We never ask to switch protocols.
@@ -558,6 +562,8 @@ mod tests {
             b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nx",
             b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n",
             b"SMTP ready\r\n\r\n",
+            b"HTTP/1.1 041 OK\r\nContent-Length: 1\r\n\r\nB",
+            b"HTTP/1.1 000 X\r\n\r\n",
         ] {
             assert_eq!(feed_split(w, &[], false), Err("Protocol".into()), "{w:?}");
         }
