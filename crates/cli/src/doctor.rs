@@ -409,7 +409,7 @@ pub fn run(a: DoctorArgs) -> Result<u8, Failure> {
 mod tests {
     use super::*;
 
-    fn findings(checks: Vec<Check>) -> Findings {
+    pub(crate) fn findings(checks: Vec<Check>) -> Findings {
         Findings {
             connections: 50,
             threads: 2,

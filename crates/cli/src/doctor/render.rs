@@ -134,21 +134,9 @@ pub fn json(f: &Findings) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::findings;
     use super::super::Check;
     use super::*;
-
-    fn findings(checks: Vec<Check>) -> Findings {
-        Findings {
-            connections: 50,
-            threads: 2,
-            keepalive: true,
-            rate: None,
-            url: None,
-            target: None,
-            probe: None,
-            checks,
-        }
-    }
 
     #[test]
     fn checklist_layout() {

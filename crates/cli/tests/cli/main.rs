@@ -2,6 +2,10 @@
 //! target on loopback, asserting on what the server saw and what yace
 //! reported. One test binary, topic modules (STYLE.md §12).
 
+#[path = "../support/mod.rs"]
+mod support;
+pub use support::{settled, u, yace};
+
 mod ab;
 mod doctor;
 mod errors;
@@ -11,12 +15,7 @@ mod signals;
 
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
-
-pub fn yace() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_yace"))
-}
+use std::process::Output;
 
 pub fn server() -> target::Server {
     target::Server::start(target::Config {
@@ -24,21 +23,6 @@ pub fn server() -> target::Server {
         ..Default::default()
     })
     .expect("start the embedded target")
-}
-
-/// The server's counters once they stop moving (connection tallies are
-/// flushed as connections end).
-pub fn settled(server: &target::Server) -> target::Stats {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    let mut last = server.stats();
-    loop {
-        std::thread::sleep(Duration::from_millis(100));
-        let now = server.stats();
-        if now == last || Instant::now() > deadline {
-            return now;
-        }
-        last = now;
-    }
 }
 
 pub fn temp_path(name: &str) -> PathBuf {
@@ -67,15 +51,6 @@ pub fn run_json(name: &str, args: &[&str]) -> (Output, Value) {
     });
     let v: Value = serde_json::from_str(&text).expect("valid JSON");
     (out, v)
-}
-
-pub fn u(v: &Value, path: &str) -> u64 {
-    let mut cur = v;
-    for key in path.split('.') {
-        cur = &cur[key];
-    }
-    cur.as_u64()
-        .unwrap_or_else(|| panic!("{path} is not a number: {cur}"))
 }
 
 pub fn stderr(o: &Output) -> String {

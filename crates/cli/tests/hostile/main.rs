@@ -10,6 +10,10 @@
 //! close-every), and a server that accepts then resets is run, not
 //! reported unreachable.
 
+#[path = "../support/mod.rs"]
+mod support;
+pub use support::settled;
+
 mod client;
 mod connection;
 mod framing;
@@ -43,21 +47,6 @@ pub fn hostile(hostile: target::Hostile) -> target::Server {
 /// `server`'s URL for `path` (which starts with `/`).
 pub fn url(server: &target::Server, path: &str) -> String {
     format!("{}{}", server.url(), &path[1..])
-}
-
-/// The server's counters once they stop moving (connection tallies are
-/// flushed as connections end).
-pub fn settled(server: &target::Server) -> target::Stats {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    let mut last = server.stats();
-    loop {
-        std::thread::sleep(Duration::from_millis(100));
-        let now = server.stats();
-        if now == last || Instant::now() > deadline {
-            return now;
-        }
-        last = now;
-    }
 }
 
 fn temp_path(name: &str) -> PathBuf {

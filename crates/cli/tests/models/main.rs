@@ -4,18 +4,18 @@
 //! these tests take turns (a separate test binary, run after the others).
 
 use serde_json::Value;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+#[path = "../support/mod.rs"]
+mod support;
+use support::{settled, yace};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn yace() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_yace"))
 }
 
 fn server() -> target::Server {
@@ -24,19 +24,6 @@ fn server() -> target::Server {
         ..Default::default()
     })
     .unwrap()
-}
-
-fn settled(s: &target::Server) -> target::Stats {
-    let mut last = s.stats();
-    for _ in 0..30 {
-        std::thread::sleep(Duration::from_millis(100));
-        let now = s.stats();
-        if now == last {
-            return now;
-        }
-        last = now;
-    }
-    last
 }
 
 fn run(name: &str, args: &[&str]) -> (Output, Value) {

@@ -10,9 +10,9 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-fn yace() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_yace"))
-}
+#[path = "../support/mod.rs"]
+mod support;
+use support::yace;
 
 /// A private CA, and certificates it signed, written as PEM files.
 struct Pki {
