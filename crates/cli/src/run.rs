@@ -448,11 +448,19 @@ pub struct Executed<X, F> {
 
 /// The flow of a plain run: the plan's request, with the plan's think time.
 pub fn fixed_flow(plan: &Plan) -> impl FnMut(usize) -> engine::Fixed + use<> {
-    let think = match &plan.load {
-        Load::Users { think, .. } => *think,
-        _ => plan::Think::None,
+    // Virtual users keep cookie jars (sessions work); the closed model keeps
+    // the shared, copy-free request.
+    let (think, request) = match &plan.load {
+        Load::Users { think, .. } => (*think, Some(plan.encode_request())),
+        _ => (plan::Think::None, None),
     };
-    move |w| engine::Fixed::new(think, 0x9E37_79B9_7F4A_7C15 ^ (w as u64 + 1))
+    move |w| {
+        let f = engine::Fixed::new(think, 0x9E37_79B9_7F4A_7C15 ^ (w as u64 + 1));
+        match &request {
+            Some(r) => f.with_cookies(r.clone()),
+            None => f,
+        }
+    }
 }
 
 /// Runs a prepared plan. Each worker feeds a [`Recorder`] and the extra sink

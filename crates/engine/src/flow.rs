@@ -38,11 +38,16 @@ pub trait Flow: Send {
 }
 
 /// The flow of a plain run: the plan's request, then the think time, then
-/// the end of the iteration (so pacing applies per request).
+/// the end of the iteration (so pacing applies per request). With cookies
+/// on (virtual users), each user keeps the cookies its responses set and
+/// sends them back, so server sessions work; otherwise every request is the
+/// shared pre-encoded one, copied never.
 #[derive(Debug, Clone)]
 pub struct Fixed {
     think: plan::Think,
     rng: u64,
+    /// The plan's request, when users keep cookies.
+    cookies: Option<std::sync::Arc<[u8]>>,
 }
 
 impl Fixed {
@@ -50,7 +55,14 @@ impl Fixed {
         Fixed {
             think,
             rng: seed | 1,
+            cookies: None,
         }
+    }
+
+    /// Users keep a cookie jar; `request` is the plan's encoded request.
+    pub fn with_cookies(mut self, request: Vec<u8>) -> Self {
+        self.cookies = Some(request.into());
+        self
     }
 
     fn uniform(&mut self) -> f64 {
@@ -62,11 +74,31 @@ impl Fixed {
     }
 }
 
-/// Where a plain user is in its iteration.
-#[derive(Debug, Clone, Copy, Default)]
+/// Where a plain user is in its iteration, and its cookies.
+#[derive(Debug, Clone, Default)]
 pub struct FixedUser {
     sent: bool,
     thought: bool,
+    jar: Vec<(String, String)>,
+}
+
+impl FixedUser {
+    /// Applies a `Set-Cookie` value: sets, replaces, or (Max-Age=0) deletes.
+    fn set_cookie(&mut self, v: &str) {
+        let mut parts = v.split(';');
+        let Some((name, value)) = parts.next().and_then(|p| p.split_once('=')) else {
+            return;
+        };
+        let (name, value) = (name.trim(), value.trim());
+        if name.is_empty() {
+            return;
+        }
+        let delete = parts.any(|a| a.trim().eq_ignore_ascii_case("max-age=0"));
+        self.jar.retain(|(n, _)| n != name);
+        if !delete {
+            self.jar.push((name.to_owned(), value.to_owned()));
+        }
+    }
 }
 
 impl Flow for Fixed {
@@ -77,21 +109,110 @@ impl Flow for Fixed {
     }
 
     #[inline]
-    fn next(&mut self, u: &mut FixedUser, _out: &mut Vec<u8>) -> Next {
+    fn next(&mut self, u: &mut FixedUser, out: &mut Vec<u8>) -> Next {
         if !u.sent {
             u.sent = true;
-            return Next::Same;
+            let Some(req) = &self.cookies else {
+                return Next::Same;
+            };
+            out.clear();
+            // The jar's Cookie header goes just before the blank line ending the head.
+            let head_end = req
+                .windows(4)
+                .position(|w| w == b"\r\n\r\n")
+                .map_or(req.len(), |p| p + 2);
+            out.extend_from_slice(&req[..head_end]);
+            if !u.jar.is_empty() {
+                out.extend_from_slice(b"Cookie: ");
+                for (i, (n, v)) in u.jar.iter().enumerate() {
+                    if i > 0 {
+                        out.extend_from_slice(b"; ");
+                    }
+                    out.extend_from_slice(n.as_bytes());
+                    out.push(b'=');
+                    out.extend_from_slice(v.as_bytes());
+                }
+                out.extend_from_slice(b"\r\n");
+            }
+            out.extend_from_slice(&req[head_end..]);
+            return Next::Request {
+                step: 0,
+                capture: true,
+                head: req.starts_with(b"HEAD "),
+                idempotent: !req.starts_with(b"POST ") && !req.starts_with(b"PATCH "),
+            };
         }
         if !u.thought && self.think != plan::Think::None {
             u.thought = true;
-            let u = self.uniform();
-            let ns = self.think.sample(u);
-            return Next::Think(ns);
+            let x = self.uniform();
+            return Next::Think(self.think.sample(x));
         }
-        *u = FixedUser::default();
+        u.sent = false;
+        u.thought = false;
         Next::EndIteration
     }
 
     #[inline]
-    fn ended(&mut self, _: &mut FixedUser, _: &Sample, _: &[u8]) {}
+    fn ended(&mut self, u: &mut FixedUser, _: &Sample, response: &[u8]) {
+        if self.cookies.is_none() || response.is_empty() {
+            return;
+        }
+        let mut headers = [httparse::EMPTY_HEADER; 64];
+        let mut r = httparse::Response::new(&mut headers);
+        if r.parse(response).is_ok() {
+            for h in r
+                .headers
+                .iter()
+                .filter(|h| h.name.eq_ignore_ascii_case("set-cookie"))
+            {
+                if let Ok(v) = std::str::from_utf8(h.value) {
+                    u.set_cookie(v);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn users_send_back_their_cookies() {
+        let req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec();
+        let mut f = Fixed::new(plan::Think::None, 1).with_cookies(req);
+        let mut u = f.user(0);
+        let mut out = Vec::new();
+        assert!(matches!(
+            f.next(&mut u, &mut out),
+            Next::Request { capture: true, .. }
+        ));
+        assert_eq!(out, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        let s = Sample::default();
+        let set = b"HTTP/1.1 200 OK\r\nSet-Cookie: SID=abc; Path=/\r\nSet-Cookie: t=1\r\n\r\n";
+        f.ended(&mut u, &s, set);
+        assert_eq!(f.next(&mut u, &mut out), Next::EndIteration);
+        f.next(&mut u, &mut out);
+        assert_eq!(
+            out,
+            b"GET / HTTP/1.1\r\nHost: x\r\nCookie: SID=abc; t=1\r\n\r\n"
+        );
+        f.ended(
+            &mut u,
+            &s,
+            b"HTTP/1.1 200 OK\r\nSet-Cookie: t=; Max-Age=0\r\n\r\n",
+        );
+        f.next(&mut u, &mut out);
+        f.next(&mut u, &mut out);
+        assert_eq!(out, b"GET / HTTP/1.1\r\nHost: x\r\nCookie: SID=abc\r\n\r\n");
+    }
+
+    #[test]
+    fn without_cookies_the_shared_request_is_sent() {
+        let mut f = Fixed::new(plan::Think::None, 1);
+        let mut u = f.user(0);
+        let mut out = Vec::new();
+        assert_eq!(f.next(&mut u, &mut out), Next::Same);
+        assert!(out.is_empty());
+    }
 }

@@ -484,3 +484,25 @@ fn scenario_errors_name_file_and_line() {
     assert!(e.contains("plan.toml:3:"), "{e}");
     assert!(e.contains("plan.toml:6:"), "{e}");
 }
+
+#[test]
+fn virtual_users_keep_their_cookies() {
+    let _g = serial();
+    let s = server();
+    let url = format!("{}session", s.url());
+    // The target sets YACESESSID only on a request without one: users that
+    // send their cookie back get it once, the closed model (no jar) every time.
+    let (_, users) = run(
+        "jar-users",
+        &[&url, "-u", "2", "--pacing", "50ms", "-d", "1s"],
+    );
+    let (_, closed) = run("jar-closed", &[&url, "-c", "2", "-n", "40"]);
+    let per = |r: &Value| n(r, "summary.bytes_in") as f64 / n(r, "summary.responses") as f64;
+    assert!(n(&users, "summary.responses") >= 30);
+    assert!(
+        per(&users) + 25.0 < per(&closed),
+        "users {} B vs closed {} B per response",
+        per(&users),
+        per(&closed)
+    );
+}
