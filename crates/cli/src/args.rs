@@ -116,8 +116,9 @@ pub struct RunArgs {
     #[arg(long = "late-after", value_name = "TIME", default_value = "100ms")]
     pub late_after: String,
 
-    /// Virtual users, each with its own connection and cookie-less loop of
-    /// requests (with --think and --pacing). Ramp with --ramp-up/--ramp-down.
+    /// Virtual users, each with its own connection and cookie jar (server
+    /// sessions work), looping over the request (with --think and --pacing).
+    /// Ramp with --ramp-up/--ramp-down.
     #[arg(short = 'u', long = "users", value_name = "N")]
     pub users: Option<String>,
 

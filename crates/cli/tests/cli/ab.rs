@@ -275,3 +275,28 @@ fn same_count_and_document_length_as_real_ab() {
     assert_eq!(settled(&s).requests, 800);
     s.shutdown();
 }
+
+#[test]
+fn ctrl_c_still_prints_the_report_marked_partial() {
+    let s = server();
+    let child = yace()
+        .args(["ab", "-n", "100000000", "-c", "4", "-k", &s.url()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    // SAFETY: signalling the child we spawned, by its PID.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let o = stdout(&out);
+    let done: u64 = line(&o, "Complete requests:").parse().unwrap();
+    assert!(done > 100, "{o}");
+    assert_eq!(line(&o, "Failed requests:"), "0");
+    assert!(
+        o.contains("Interrupted: these are the results up to the signal"),
+        "{o}"
+    );
+    s.shutdown();
+}
