@@ -62,7 +62,8 @@ Misbehaving routes (/bad/...) and ?split=N are listed in the README.
 
 Examples:
   yace serve --port 8080 &  yace run http://127.0.0.1:8080/ -c 100 -n 100k
-  yace serve --port 8080 --idle-close 200ms      # the stale keep-alive race";
+  yace serve --port 8080 --idle-close 200ms      # the stale keep-alive race
+  yace serve --port 8443 --tls --tls-cert-out ca.pem &  yace run https://localhost:8443/ --cacert ca.pem";
 
 #[derive(Debug, Args, Default)]
 pub struct RunArgs {
@@ -247,4 +248,13 @@ pub struct ServeArgs {
     /// Misbehave: `close` or `reset` every connection as soon as it is accepted.
     #[arg(long = "on-accept", value_name = "WHAT")]
     pub on_accept: Option<String>,
+
+    /// Serve HTTPS with a self-signed certificate made at start (its SHA-256
+    /// fingerprint is printed); pair with --tls-cert-out for clients' --cacert.
+    #[arg(long = "tls")]
+    pub tls: bool,
+
+    /// With --tls: write the certificate (PEM) here, e.g. for `yace run --cacert FILE`.
+    #[arg(long = "tls-cert-out", value_name = "FILE", requires = "tls")]
+    pub tls_cert_out: Option<PathBuf>,
 }

@@ -109,7 +109,22 @@ fn serve(a: args::ServeArgs) -> Result<u8, Failure> {
         on_accept,
         idle_close,
     };
-    target::serve_foreground_with(config, hostile).map_err(|e| {
+    let tls = if a.tls {
+        let id = target::TlsIdentity::self_signed()
+            .map_err(|e| Failure::runtime(format!("--tls: cannot make a certificate: {e}")))?;
+        if let Some(path) = &a.tls_cert_out {
+            std::fs::write(path, &id.cert_pem).map_err(|e| {
+                Failure::usage(format!(
+                    "--tls-cert-out {}: cannot write: {e}",
+                    path.display()
+                ))
+            })?;
+        }
+        Some(id)
+    } else {
+        None
+    };
+    target::serve_foreground_full(config, hostile, tls.as_ref()).map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
             " (another process listens there: pick another --port, or --port 0 for any free one)"
         } else {

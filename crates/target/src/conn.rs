@@ -5,8 +5,8 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::stream::Stream;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use crate::http::{self, BodyLen, ConnHeader, Framing, Head, HeadError};
 use crate::routes;
@@ -44,7 +44,7 @@ pub(crate) static FILLER: [u8; 64 * 1024] = {
 };
 
 pub(crate) struct Conn {
-    stream: TcpStream,
+    stream: Stream,
     /// Always fully initialised; `pos..end` is the unconsumed input.
     rbuf: Vec<u8>,
     pos: usize,
@@ -88,7 +88,7 @@ pub(crate) enum BodyError {
     Io,
 }
 
-pub(crate) async fn serve(stream: TcpStream, shared: Arc<Shared>) {
+pub(crate) async fn serve(stream: Stream, shared: Arc<Shared>) {
     let mut conn = Conn {
         stream,
         rbuf: vec![0; INITIAL_READ_BUF],
@@ -450,7 +450,7 @@ impl Conn {
 
 /// Writes `bytes` whole, or `piece` bytes at a time with a short pause
 /// before each, so that a client gets them in separate reads.
-async fn write(stream: &mut TcpStream, bytes: &[u8], piece: Option<usize>) -> io::Result<()> {
+async fn write(stream: &mut Stream, bytes: &[u8], piece: Option<usize>) -> io::Result<()> {
     let Some(piece) = piece else {
         return stream.write_all(bytes).await;
     };

@@ -102,6 +102,8 @@ mod misbehave;
 mod routes;
 mod session;
 mod stats;
+mod stream;
+mod tls;
 
 use std::fmt;
 use std::io::{self, Write};
@@ -113,6 +115,8 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpSocket};
 
 pub use stats::Stats;
+use stream::Stream;
+pub use tls::TlsIdentity;
 
 /// How long shutting the runtime down may take before the tasks that have
 /// not stopped are left behind.
@@ -166,6 +170,8 @@ pub(crate) struct Shared {
     pub(crate) counters: stats::Counters,
     pub(crate) sessions: session::Sessions,
     pub(crate) hostile: Hostile,
+    /// `--tls`: connections are TLS, accepted with this.
+    pub(crate) tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
 /// A server running on its own background threads (its own tokio runtime, so
@@ -199,6 +205,16 @@ impl Server {
 
     /// Like [`Server::start`], misbehaving as `hostile` says.
     pub fn start_with(config: Config, hostile: Hostile) -> io::Result<Server> {
+        Server::start_full(config, hostile, None)
+    }
+
+    /// Like [`Server::start_with`], serving HTTPS with `tls` when given.
+    pub fn start_full(
+        config: Config,
+        hostile: Hostile,
+        tls: Option<&TlsIdentity>,
+    ) -> io::Result<Server> {
+        let acceptor = tls.map(TlsIdentity::acceptor).transpose()?;
         let threads = match config.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -207,6 +223,7 @@ impl Server {
             counters: stats::Counters::new(),
             sessions: Default::default(),
             hostile,
+            tls: acceptor,
         });
         let (stop, stop_rx) = mpsc::channel();
         let (stopped_tx, stopped) = mpsc::channel();
@@ -279,7 +296,12 @@ impl Server {
             IpAddr::V6(ip) if ip.is_unspecified() => addr.set_ip(Ipv6Addr::LOCALHOST.into()),
             _ => {}
         }
-        format!("http://{addr}/")
+        let scheme = if self.shared.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{addr}/")
     }
 
     /// A snapshot of the counters.
@@ -363,7 +385,22 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
             }
         }
         let _ = stream.set_nodelay(true);
-        tokio::spawn(conn::serve(stream, shared.clone()));
+        match shared.tls.clone() {
+            None => {
+                tokio::spawn(conn::serve(Stream::Plain(stream), shared.clone()));
+            }
+            Some(acceptor) => {
+                let shared = shared.clone();
+                tokio::spawn(async move {
+                    // A failed handshake (wrong protocol, bad client) just ends the connection.
+                    if let Ok(Ok(tls)) =
+                        tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream)).await
+                    {
+                        conn::serve(Stream::Tls(Box::new(tls)), shared).await;
+                    }
+                });
+            }
+        }
     }
 }
 
@@ -378,12 +415,30 @@ pub fn serve_foreground(config: Config) -> io::Result<()> {
 
 /// [`serve_foreground`], misbehaving as `hostile` says.
 pub fn serve_foreground_with(config: Config, hostile: Hostile) -> io::Result<()> {
+    serve_foreground_full(config, hostile, None)
+}
+
+/// [`serve_foreground_with`], serving HTTPS with `tls` when given (its
+/// certificate's fingerprint is printed too).
+pub fn serve_foreground_full(
+    config: Config,
+    hostile: Hostile,
+    tls: Option<&TlsIdentity>,
+) -> io::Result<()> {
     let signals = signal::StopSignals::block()?;
-    let server = Server::start_with(config, hostile)?;
+    let server = Server::start_full(config, hostile, tls)?;
     let mut out = io::stdout().lock();
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    if let Some(t) = tls {
+        writeln!(
+            out,
+            "yace serve: TLS certificate SHA-256 {}",
+            t.fingerprint()?
+        )?;
+    }
     writeln!(
         out,
-        "yace serve: listening on http://{}/",
+        "yace serve: listening on {scheme}://{}/",
         server.local_addr()
     )?;
     out.flush()?;

@@ -379,3 +379,42 @@ fn tls() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("--cacert /no/such/ca.pem"));
     });
 }
+
+#[test]
+fn embedded_target_serves_https_with_its_own_certificate() {
+    let id = target::TlsIdentity::self_signed().unwrap();
+    assert_eq!(
+        id.fingerprint().unwrap().len(),
+        32 * 3 - 1,
+        "SHA-256 as AA:BB:…"
+    );
+    let s = target::Server::start_full(Default::default(), Default::default(), Some(&id)).unwrap();
+    assert!(s.url().starts_with("https://"));
+    let dir = std::env::temp_dir().join(format!("yace-tls-embedded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca = dir.join("ca.pem");
+    std::fs::write(&ca, &id.cert_pem).unwrap();
+    let url = format!("https://localhost:{}/", s.local_addr().port());
+    let (out, r) = run(&[
+        &url,
+        "-c",
+        "4",
+        "-n",
+        "300",
+        "--cacert",
+        ca.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(n(&r, "summary.responses"), 300, "{}", r["outcomes"]);
+    assert_eq!(support::settled(&s).requests, 300);
+    assert_eq!(r["tls"]["verified"], true);
+    // Without --cacert the self-signed certificate is not trusted.
+    let (_, r) = run(&[&url, "-c", "1", "-n", "2"]);
+    assert_eq!(n(&r, "outcomes.tls_unknown_ca"), 2);
+    s.shutdown();
+    let _ = std::fs::remove_dir_all(dir);
+}
