@@ -4,13 +4,13 @@
 //! these tests take turns (a separate test binary, run after the others).
 
 use serde_json::Value;
-use std::process::{Child, Output, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 #[path = "../support/mod.rs"]
 mod support;
-use support::{settled, yace};
+use support::{run_json as run, settled, yace};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -24,27 +24,6 @@ fn server() -> target::Server {
         ..Default::default()
     })
     .unwrap()
-}
-
-fn run(name: &str, args: &[&str]) -> (Output, Value) {
-    let dir = std::env::temp_dir().join(format!("yace-models-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.json"));
-    let out = yace()
-        .arg("run")
-        .args(args)
-        .arg("-q")
-        .arg("--json")
-        .arg(&path)
-        .output()
-        .unwrap();
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        panic!(
-            "no result; stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out, serde_json::from_str(&text).unwrap())
 }
 
 fn n(v: &Value, path: &str) -> u64 {

@@ -4,7 +4,8 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use std::process::Command;
+use std::path::PathBuf;
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 /// The `yace` binary under test.
@@ -32,4 +33,33 @@ pub fn u(v: &Value, path: &str) -> u64 {
     let cur = path.split('.').fold(v, |v, k| &v[k]);
     cur.as_u64()
         .unwrap_or_else(|| panic!("{path} is not a number: {cur}"))
+}
+
+/// A file in this test process's own temporary folder.
+pub fn temp_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("yace-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Runs `yace run ARGS -q --json FILE`; returns the output and the parsed
+/// result. `name` keeps concurrent runs' files apart.
+pub fn run_json(name: &str, args: &[&str]) -> (Output, Value) {
+    let path = temp_path(&format!("{name}.json"));
+    let out = yace()
+        .arg("run")
+        .args(args)
+        .arg("--json")
+        .arg(&path)
+        .arg("-q")
+        .output()
+        .expect("run yace");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "no JSON result at {} ({e}); stderr: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out, serde_json::from_str(&text).expect("valid JSON"))
 }

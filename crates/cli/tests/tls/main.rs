@@ -6,13 +6,20 @@
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, SanType};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
 #[path = "../support/mod.rs"]
 mod support;
 use support::yace;
+
+/// `yace run ARGS` with a JSON result; each call gets its own file.
+fn run(args: &[&str]) -> (std::process::Output, Value) {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    support::run_json(&format!("tls-{n}"), args)
+}
 
 /// A private CA, and certificates it signed, written as PEM files.
 struct Pki {
@@ -199,25 +206,6 @@ fn served() -> u64 {
         .unwrap()
         .parse::<u64>()
         .unwrap()
-}
-
-fn run(args: &[&str]) -> (Output, Value) {
-    let path = std::env::temp_dir().join(format!(
-        "yace-tls-{}-{}.json",
-        std::process::id(),
-        args.join("_").len()
-    ));
-    let out = yace()
-        .arg("run")
-        .args(args)
-        .arg("-q")
-        .arg("--json")
-        .arg(&path)
-        .output()
-        .unwrap();
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("no result: {}", String::from_utf8_lossy(&out.stderr)));
-    (out, serde_json::from_str(&text).unwrap())
 }
 
 fn n(v: &Value, path: &str) -> u64 {
