@@ -43,6 +43,8 @@ const RUN_EXAMPLES: &str = "Examples:
   yace run URL -u 5000 --ramp-up 50s -d 150s --pacing 5s   # seed 004: 5000 users, one request every 5 s each
   yace run URL -c 50 -d 30s --threshold 'p99<200ms' --threshold 'errors<1%'
   yace run -f journey.toml --dry-run          # a scenario: validate and print the resolved plan
+  yace run https://localhost:8443/ --cacert ca.pem --no-keepalive   # HTTPS, verified, a handshake per request
+  yace run URL --rate 5000 --late catch-up    # open model, late requests sent anyway (wrk2's way)
 
 Exit codes: 0 success · 1 runtime failure · 2 bad input · 3 threshold breached · 4 disk full · 130 SIGINT · 143 SIGTERM";
 
