@@ -5,6 +5,7 @@
 
 pub mod codec;
 mod flow;
+pub mod h2;
 mod sample;
 mod sys;
 pub mod tls;
