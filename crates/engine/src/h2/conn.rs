@@ -1386,3 +1386,1303 @@ fn parse_length(v: &[u8]) -> Option<u64> {
         acc.checked_mul(10)?.checked_add((d - b'0') as u64)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::h2::code::{NO_ERROR, REFUSED_STREAM};
+    use crate::h2::encode_request;
+    use crate::h2::frame::*;
+    use crate::h2::hpack::{put_field, put_str};
+
+    /// An owned [`Event`], for assertions.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    enum Ev {
+        Head {
+            token: u32,
+            status: u16,
+            cl: Option<u64>,
+            server: Option<Vec<u8>>,
+            head: Option<Vec<u8>>,
+            wire: u32,
+        },
+        Data {
+            token: u32,
+            len: u32,
+            data: Option<Vec<u8>>,
+            wire: u32,
+        },
+        End(u32),
+        Reset(u32, u32),
+        StreamError(u32, &'static str),
+        GoAway(u32, u32),
+        Unprocessed(u32),
+    }
+
+    impl From<Event<'_>> for Ev {
+        fn from(e: Event<'_>) -> Ev {
+            match e {
+                Event::Head {
+                    token,
+                    status,
+                    content_length,
+                    server,
+                    head,
+                    wire,
+                } => Ev::Head {
+                    token,
+                    status,
+                    cl: content_length,
+                    server: server.map(<[u8]>::to_vec),
+                    head: head.map(<[u8]>::to_vec),
+                    wire,
+                },
+                Event::Data {
+                    token,
+                    len,
+                    data,
+                    wire,
+                } => Ev::Data {
+                    token,
+                    len,
+                    data: data.map(<[u8]>::to_vec),
+                    wire,
+                },
+                Event::End { token } => Ev::End(token),
+                Event::Reset { token, code } => Ev::Reset(token, code),
+                Event::StreamError { token, reason } => Ev::StreamError(token, reason),
+                Event::GoAway {
+                    last_stream_id,
+                    code,
+                } => Ev::GoAway(last_stream_id, code),
+                Event::Unprocessed { token } => Ev::Unprocessed(token),
+            }
+        }
+    }
+
+    fn fr(ty: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_head(&mut v, payload.len(), ty, flags, stream);
+        v.extend_from_slice(payload);
+        v
+    }
+
+    fn settings(s: &[(u16, u32)]) -> Vec<u8> {
+        let mut v = Vec::new();
+        put_settings(&mut v, s);
+        v
+    }
+
+    fn wu(stream: u32, inc: u32) -> Vec<u8> {
+        fr(WINDOW_UPDATE, 0, stream, &inc.to_be_bytes())
+    }
+
+    fn block(fields: &[(&str, &str)]) -> Vec<u8> {
+        let mut b = Vec::new();
+        for (n, v) in fields {
+            put_field(&mut b, n.as_bytes(), v.as_bytes());
+        }
+        b
+    }
+
+    /// A HEADERS frame with END_HEADERS.
+    fn headers(stream: u32, flags: u8, fields: &[(&str, &str)]) -> Vec<u8> {
+        fr(HEADERS, flags | END_HEADERS, stream, &block(fields))
+    }
+
+    fn data(stream: u32, flags: u8, payload: &[u8]) -> Vec<u8> {
+        fr(DATA, flags, stream, payload)
+    }
+
+    fn cat(parts: &[&[u8]]) -> Vec<u8> {
+        parts.concat()
+    }
+
+    fn get() -> Request {
+        encode_request(b"GET / HTTP/1.1\r\nHost: h\r\n\r\n", false).unwrap()
+    }
+
+    fn head_req() -> Request {
+        encode_request(b"HEAD / HTTP/1.1\r\nHost: h\r\n\r\n", false).unwrap()
+    }
+
+    fn post(n: usize) -> Request {
+        let body: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+        let mut wire =
+            format!("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: {n}\r\n\r\n").into_bytes();
+        wire.extend_from_slice(&body);
+        encode_request(&wire, false).unwrap()
+    }
+
+    fn feed(c: &mut ClientConn, bytes: &[u8]) -> (Vec<Ev>, Result<(), ConnError>) {
+        let mut evs = Vec::new();
+        let r = c.feed(bytes, &mut |e| evs.push(e.into()));
+        (evs, r)
+    }
+
+    fn feed_ok(c: &mut ClientConn, bytes: &[u8]) -> Vec<Ev> {
+        let (evs, r) = feed(c, bytes);
+        r.unwrap();
+        evs
+    }
+
+    /// The frames the connection wants to send (after the preface), drained.
+    fn sent(c: &mut ClientConn) -> Vec<(Head, Vec<u8>)> {
+        let mut out = c.pending_out();
+        if let Some(rest) = out.strip_prefix(PREFACE) {
+            out = rest;
+        }
+        let mut frames = Vec::new();
+        while !out.is_empty() {
+            let h = Head::parse(out[..9].try_into().unwrap());
+            let end = 9 + h.len as usize;
+            frames.push((h, out[9..end].to_vec()));
+            out = &out[end..];
+        }
+        let n = c.pending_out().len();
+        c.wrote(n);
+        frames
+    }
+
+    /// Heard the server's empty SETTINGS; `n` GET streams open (ids 1, 3…,
+    /// tokens 100, 101…); output drained.
+    fn conn(n: u32, capture: bool) -> ClientConn {
+        let mut c = ClientConn::new();
+        for i in 0..n {
+            c.open(&get(), 100 + i, capture).unwrap();
+        }
+        feed_ok(&mut c, &settings(&[]));
+        sent(&mut c);
+        c
+    }
+
+    /// Joins consecutive Data events of a token: reads cut DATA differently.
+    fn merged(evs: Vec<Ev>) -> Vec<Ev> {
+        let mut out: Vec<Ev> = Vec::new();
+        for e in evs {
+            if let (
+                Some(Ev::Data {
+                    token: t0,
+                    len: l0,
+                    data: d0,
+                    wire: w0,
+                }),
+                Ev::Data {
+                    token,
+                    len,
+                    data,
+                    wire,
+                },
+            ) = (out.last_mut(), &e)
+            {
+                if t0 == token {
+                    *l0 += len;
+                    *w0 += wire;
+                    if let (Some(d0), Some(d)) = (d0.as_mut(), data) {
+                        d0.extend_from_slice(d);
+                    }
+                    continue;
+                }
+            }
+            out.push(e);
+        }
+        out
+    }
+
+    type Outcome = (Vec<Ev>, Result<(), ConnError>, Vec<(Head, Vec<u8>)>);
+
+    fn run_split(n: u32, capture: bool, wire: &[u8], cuts: &[usize]) -> Outcome {
+        let mut c = conn(n, capture);
+        let mut evs = Vec::new();
+        let mut r = Ok(());
+        let mut start = 0;
+        for end in cuts.iter().copied().chain([wire.len()]) {
+            let (e, res) = feed(&mut c, &wire[start..end]);
+            evs.extend(e);
+            start = end;
+            if res.is_err() {
+                r = res;
+                break;
+            }
+        }
+        (merged(evs), r, sent(&mut c))
+    }
+
+    /// Whole, cut at every single byte, and byte at a time: the same events,
+    /// result and output. Returns the events of the whole feed, unmerged.
+    fn check_all_splits(n: u32, capture: bool, wire: &[u8]) -> Vec<Ev> {
+        let whole = run_split(n, capture, wire, &[]);
+        for cut in 1..wire.len() {
+            assert_eq!(run_split(n, capture, wire, &[cut]), whole, "cut at {cut}");
+        }
+        let every: Vec<usize> = (1..wire.len()).collect();
+        assert_eq!(run_split(n, capture, wire, &every), whole, "byte at a time");
+        let mut c = conn(n, capture);
+        feed(&mut c, wire).0
+    }
+
+    fn head_ev(token: u32, status: u16, cl: Option<u64>, wire: usize) -> Ev {
+        Ev::Head {
+            token,
+            status,
+            cl,
+            server: None,
+            head: None,
+            wire: wire as u32,
+        }
+    }
+
+    fn data_ev(token: u32, len: u32, wire: usize) -> Ev {
+        Ev::Data {
+            token,
+            len,
+            data: None,
+            wire: wire as u32,
+        }
+    }
+
+    #[test]
+    fn new_queues_preface_settings_and_connection_window() {
+        let mut c = ClientConn::new();
+        assert!(c.pending_out().starts_with(PREFACE));
+        let f = sent(&mut c);
+        assert_eq!(f.len(), 2);
+        assert_eq!((f[0].0.ty, f[0].0.flags, f[0].0.stream), (SETTINGS, 0, 0));
+        assert_eq!(f[0].1, [0, 2, 0, 0, 0, 0, 0, 4, 0x3f, 0xff, 0xff, 0xff]);
+        assert_eq!((f[1].0.ty, f[1].0.stream), (WINDOW_UPDATE, 0));
+        assert_eq!(f[1].1, (RECV_WINDOW - 65_535).to_be_bytes());
+        assert!(c.pending_out().is_empty());
+        assert!(!c.heard_from_peer());
+        assert!(c.can_open());
+        assert_eq!(c.peer_max_streams(), None);
+    }
+
+    #[test]
+    fn open_queues_one_headers_frame_per_stream() {
+        let mut c = conn(0, false);
+        let req = get();
+        assert_eq!(c.open(&req, 7, false), Ok(1));
+        assert_eq!(c.open(&req, 8, false), Ok(3));
+        let f = sent(&mut c);
+        assert_eq!(f.len(), 2);
+        for (i, (h, p)) in f.iter().enumerate() {
+            assert_eq!(
+                (h.ty, h.flags, h.stream),
+                (HEADERS, END_HEADERS | END_STREAM, 1 + 2 * i as u32)
+            );
+            assert_eq!(p, req.block(), "the same block for every stream");
+        }
+        assert_eq!(c.open_streams(), 2);
+    }
+
+    #[test]
+    fn partial_writes_drop_what_was_written() {
+        let mut c = conn(0, false);
+        c.open(&get(), 1, false).unwrap();
+        c.open(&get(), 2, false).unwrap();
+        let all = c.pending_out().to_vec();
+        c.wrote(5);
+        assert_eq!(c.pending_out(), &all[5..]);
+        c.open(&get(), 3, false).unwrap();
+        assert_eq!(&c.pending_out()[..all.len() - 5], &all[5..]);
+        let n = c.pending_out().len();
+        c.wrote(n + 10);
+        assert!(c.pending_out().is_empty());
+    }
+
+    #[test]
+    fn simple_response_at_every_split() {
+        let h = headers(
+            1,
+            0,
+            &[
+                (":status", "200"),
+                ("content-length", "5"),
+                ("server", "nginx"),
+                ("content-type", "text/plain"),
+            ],
+        );
+        let d = data(1, END_STREAM, b"hello");
+        let evs = check_all_splits(1, false, &cat(&[&h, &d]));
+        assert_eq!(
+            evs,
+            [
+                Ev::Head {
+                    token: 100,
+                    status: 200,
+                    cl: Some(5),
+                    server: Some(b"nginx".to_vec()),
+                    head: None,
+                    wire: h.len() as u32
+                },
+                data_ev(100, 5, d.len()),
+                Ev::End(100),
+            ]
+        );
+    }
+
+    #[test]
+    fn capture_rewrites_the_head_as_http1_and_keeps_the_body() {
+        let h = headers(
+            1,
+            0,
+            &[
+                (":status", "404"),
+                ("content-type", "text/html"),
+                ("x-a", "b c"),
+            ],
+        );
+        let d = data(1, END_STREAM, b"nope");
+        let evs = check_all_splits(1, true, &cat(&[&h, &d]));
+        let head = b"HTTP/1.1 404 \r\ncontent-type: text/html\r\nx-a: b c\r\n\r\n".to_vec();
+        assert_eq!(
+            evs,
+            [
+                Ev::Head {
+                    token: 100,
+                    status: 404,
+                    cl: None,
+                    server: None,
+                    head: Some(head.clone()),
+                    wire: h.len() as u32
+                },
+                Ev::Data {
+                    token: 100,
+                    len: 4,
+                    data: Some(b"nope".to_vec()),
+                    wire: d.len() as u32
+                },
+                Ev::End(100),
+            ]
+        );
+        let mut fields = [httparse::EMPTY_HEADER; 4];
+        let mut r = httparse::Response::new(&mut fields);
+        assert_eq!(r.parse(&head), Ok(httparse::Status::Complete(head.len())));
+        assert_eq!((r.code, r.headers.len()), (Some(404), 2));
+    }
+
+    /// RFC 7541 C.6's three responses, Huffman-coded with evictions, as the
+    /// heads of three streams, captured and not: the table stays exact.
+    #[test]
+    fn huffman_and_dynamic_table_across_streams() {
+        let blocks = [
+            "4882 6402 5885 aec3 771a 4b61 96d0 7abe 9410 54d4 44a8 2005 9504 0b81 66e0 82a6
+             2d1b ff6e 919d 29ad 1718 63c7 8f0b 97c8 e9ae 82ae 43d3",
+            "4883 640e ffc1 c0bf",
+            "88c1 6196 d07a be94 1054 d444 a820 0595 040b 8166 e084 a62d 1bff c05a 839b d9ab
+             77ad 94e7 821d d7f2 e6c7 b335 dfdf cd5b 3960 d5af 2708 7f36 72c1 ab27 0fb5 291f
+             9587 3160 65c0 03ed 4ee5 b106 3d50 07",
+        ];
+        let mut wire = Vec::new();
+        for (i, b) in blocks.iter().enumerate() {
+            let s: String = b.chars().filter(|c| !c.is_whitespace()).collect();
+            let bytes: Vec<u8> = (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+                .collect();
+            wire.extend(fr(
+                HEADERS,
+                END_HEADERS | END_STREAM,
+                1 + 2 * i as u32,
+                &bytes,
+            ));
+        }
+        for capture in [false, true] {
+            let mut c = conn(3, capture);
+            // The server's table is 4096 but C.6 assumes 256: say so first.
+            // Stream 1 ends there, so its C.6 block is decoded only for the
+            // table.
+            let w = fr(
+                HEADERS,
+                END_HEADERS | END_STREAM,
+                1,
+                &[0x3f, 0xe1, 0x01, 0x88],
+            );
+            let evs = feed_ok(&mut c, &w);
+            assert!(
+                matches!(evs[..], [Ev::Head { status: 200, .. }, Ev::End(100)]),
+                "{evs:?}"
+            );
+            let evs = feed_ok(&mut c, &wire[..]);
+            let statuses: Vec<(u32, u16)> = evs
+                .iter()
+                .filter_map(|e| match e {
+                    Ev::Head { token, status, .. } => Some((*token, *status)),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(statuses, [(101, 307), (102, 200)], "stream 1 already ended");
+            if capture {
+                let Ev::Head { head: Some(h), .. } = &evs[2] else {
+                    panic!("{evs:?}")
+                };
+                assert_eq!(
+                    String::from_utf8_lossy(h),
+                    "HTTP/1.1 200 \r\ncache-control: private\r\n\
+                     date: Mon, 21 Oct 2013 20:13:22 GMT\r\nlocation: https://www.example.com\r\n\
+                     content-encoding: gzip\r\n\
+                     set-cookie: foo=ASDJKHQKBZXOQWEOPIUAXQWEOIU; max-age=3600; version=1\r\n\r\n"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn continuation_padding_and_priority_at_every_split() {
+        let b = block(&[(":status", "200"), ("x-a", "1"), ("server", "s")]);
+        let mut p = vec![3, 0, 0, 0, 0, 16];
+        p.extend_from_slice(&b[..2]);
+        p.extend_from_slice(&[0, 0, 0]);
+        let h1 = fr(HEADERS, PADDED | PRIORITY_FLAG, 1, &p);
+        let h2 = fr(CONTINUATION, 0, 1, &b[2..4]);
+        let h3 = fr(CONTINUATION, END_HEADERS, 1, &b[4..]);
+        let d1 = fr(DATA, PADDED, 1, &[4, b'a', b'b', b'c', 0, 0, 0, 0]);
+        let d2 = data(1, END_STREAM, b"");
+        let wire = cat(&[&h1, &h2, &h3, &d1, &d2]);
+        let evs = check_all_splits(1, true, &wire);
+        assert_eq!(
+            evs,
+            [
+                Ev::Head {
+                    token: 100,
+                    status: 200,
+                    cl: None,
+                    server: Some(b"s".to_vec()),
+                    head: Some(b"HTTP/1.1 200 \r\nx-a: 1\r\nserver: s\r\n\r\n".to_vec()),
+                    wire: (h1.len() + h2.len() + h3.len()) as u32
+                },
+                Ev::Data {
+                    token: 100,
+                    len: 3,
+                    data: Some(b"abc".to_vec()),
+                    wire: d1.len() as u32
+                },
+                Ev::Data {
+                    token: 100,
+                    len: 0,
+                    data: Some(vec![]),
+                    wire: 9
+                },
+                Ev::End(100),
+            ]
+        );
+    }
+
+    /// Every frame type the reader buffers or skips, cut everywhere.
+    #[test]
+    fn control_frames_at_every_split() {
+        let wire = cat(&[
+            &settings(&[(SETTINGS_MAX_CONCURRENT_STREAMS, 7), (0x99, 1)]),
+            &fr(PING, 0, 0, b"12345678"),
+            &fr(0x20, 0xff, 5, b"unknown frame types are skipped"),
+            &fr(PRIORITY, 0, 3, &[0, 0, 0, 0, 9]),
+            &fr(PRIORITY, 0, 11, &[0, 0, 0, 0, 9]),
+            &headers(1, 0, &[(":status", "200")]),
+            &fr(DATA, PADDED, 1, &[200; 201]),
+            &fr(RST_STREAM, 0, 3, &REFUSED_STREAM.to_be_bytes()),
+            &fr(SETTINGS, ACK, 0, &[]),
+            &fr(GOAWAY, 0, 0, &[0, 0, 0, 1, 0, 0, 0, 0, b'b', b'y', b'e']),
+            &data(1, END_STREAM, b"z"),
+        ]);
+        let evs = check_all_splits(3, false, &wire);
+        assert_eq!(
+            evs,
+            [
+                head_ev(100, 200, None, 10),
+                data_ev(100, 0, 9 + 201),
+                Ev::Reset(101, REFUSED_STREAM),
+                Ev::GoAway(1, NO_ERROR),
+                Ev::Unprocessed(102),
+                data_ev(100, 1, 10),
+                Ev::End(100),
+            ]
+        );
+        let mut c = conn(3, false);
+        feed_ok(&mut c, &wire);
+        let f = sent(&mut c);
+        assert_eq!(f.len(), 2);
+        assert_eq!((f[0].0.ty, f[0].0.flags), (SETTINGS, ACK));
+        assert_eq!(
+            (f[1].0.ty, f[1].0.flags, &f[1].1[..]),
+            (PING, ACK, &b"12345678"[..])
+        );
+        assert_eq!(c.peer_max_streams(), Some(7));
+    }
+
+    #[test]
+    fn ping_is_answered_and_ping_ack_is_not() {
+        let mut c = conn(0, false);
+        assert!(feed_ok(&mut c, &fr(PING, 0, 0, b"abcdefgh")).is_empty());
+        let f = sent(&mut c);
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].0.ty, f[0].0.flags, f[0].0.stream), (PING, ACK, 0));
+        assert_eq!(f[0].1, b"abcdefgh");
+        feed_ok(&mut c, &fr(PING, ACK, 0, b"abcdefgh"));
+        assert!(sent(&mut c).is_empty());
+    }
+
+    #[test]
+    fn a_ping_flood_is_refused() {
+        let mut c = conn(0, false);
+        let ping = fr(PING, 0, 0, b"abcdefgh");
+        let flood: Vec<u8> = (0..MAX_QUEUED_ACKS + 1)
+            .flat_map(|_| ping.clone())
+            .collect();
+        let (_, r) = feed(&mut c, &flood);
+        assert_eq!(r.unwrap_err().code, ENHANCE_YOUR_CALM);
+        // A caller that writes between reads is never refused.
+        let mut c = conn(0, false);
+        for _ in 0..3 * MAX_QUEUED_ACKS {
+            feed_ok(&mut c, &ping);
+            sent(&mut c);
+        }
+    }
+
+    /// Data segments of the DATA frames in `frames`, and whether the last
+    /// one ended the stream.
+    fn data_sent(frames: &[(Head, Vec<u8>)]) -> (Vec<u8>, bool) {
+        let mut body = Vec::new();
+        let mut end = false;
+        for (h, p) in frames.iter().filter(|(h, _)| h.ty == DATA) {
+            assert!(h.len <= 16_384);
+            assert!(!end, "DATA after END_STREAM");
+            body.extend_from_slice(p);
+            end = h.flags & END_STREAM != 0;
+        }
+        (body, end)
+    }
+
+    #[test]
+    fn body_larger_than_the_window_waits_for_window_updates() {
+        let mut c = conn(0, false);
+        let req = post(120_000);
+        let body = req.body().to_vec();
+        c.open(&req, 1, false).unwrap();
+        let f = sent(&mut c);
+        assert_eq!((f[0].0.ty, f[0].0.flags), (HEADERS, END_HEADERS));
+        assert_eq!(data_sent(&f), (body[..65_535].to_vec(), false));
+        // The stream gets window, but the connection has none.
+        feed_ok(&mut c, &wu(1, 40_000));
+        assert!(sent(&mut c).is_empty());
+        feed_ok(&mut c, &wu(0, 50_000));
+        assert_eq!(
+            data_sent(&sent(&mut c)),
+            (body[65_535..105_535].to_vec(), false)
+        );
+        // Now the connection (10,000 left) is the limit.
+        feed_ok(&mut c, &wu(1, 20_000));
+        assert_eq!(
+            data_sent(&sent(&mut c)),
+            (body[105_535..115_535].to_vec(), false)
+        );
+        feed_ok(&mut c, &wu(0, 5_000));
+        assert_eq!(data_sent(&sent(&mut c)), (body[115_535..].to_vec(), true));
+        feed_ok(&mut c, &wu(0, 5_000));
+        assert!(sent(&mut c).is_empty());
+        let wire = cat(&[
+            &headers(1, 0, &[(":status", "201")]),
+            &data(1, END_STREAM, b""),
+        ]);
+        let evs = feed_ok(&mut c, &wire);
+        assert_eq!(evs.last(), Some(&Ev::End(1)));
+        assert!(sent(&mut c).is_empty(), "no RST: the body was all sent");
+    }
+
+    #[test]
+    fn initial_window_changes_move_open_streams_windows() {
+        let mut c = ClientConn::new();
+        sent(&mut c);
+        feed_ok(&mut c, &settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 16)]));
+        assert_eq!(sent(&mut c)[0].0.flags, ACK);
+        let req = post(100);
+        let body = req.body().to_vec();
+        c.open(&req, 1, false).unwrap();
+        assert_eq!(data_sent(&sent(&mut c)), (body[..16].to_vec(), false));
+        // 16 → 6: the window goes to -10.
+        feed_ok(&mut c, &settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 6)]));
+        let f = sent(&mut c);
+        assert_eq!((f.len(), f[0].0.ty, f[0].0.flags), (1, SETTINGS, ACK));
+        feed_ok(&mut c, &wu(1, 15));
+        assert_eq!(data_sent(&sent(&mut c)), (body[16..21].to_vec(), false));
+        // 6 → 100: +94.
+        feed_ok(&mut c, &settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 100)]));
+        let f = sent(&mut c);
+        assert_eq!((f[0].0.ty, f[0].0.flags), (SETTINGS, ACK));
+        assert_eq!(data_sent(&f), (body[21..].to_vec(), true));
+    }
+
+    #[test]
+    fn headers_beyond_the_peers_frame_size_go_in_continuation() {
+        let long = "v".repeat(20_000);
+        let wire = format!("GET / HTTP/1.1\r\nHost: h\r\nX-Long: {long}\r\n\r\n");
+        let req = encode_request(wire.as_bytes(), false).unwrap();
+        let mut c = conn(0, false);
+        c.open(&req, 1, false).unwrap();
+        let f = sent(&mut c);
+        assert_eq!(f.len(), 2);
+        assert_eq!(
+            (f[0].0.ty, f[0].0.flags, f[0].0.len),
+            (HEADERS, END_STREAM, 16_384)
+        );
+        assert_eq!(
+            (f[1].0.ty, f[1].0.flags, f[1].0.stream),
+            (CONTINUATION, END_HEADERS, 1)
+        );
+        assert_eq!([&f[0].1[..], &f[1].1[..]].concat(), req.block());
+        feed_ok(&mut c, &settings(&[(SETTINGS_MAX_FRAME_SIZE, 30_000)]));
+        sent(&mut c);
+        c.open(&req, 2, false).unwrap();
+        let f = sent(&mut c);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].0.flags, END_STREAM | END_HEADERS);
+    }
+
+    #[test]
+    fn goaway_twice_reports_unprocessed_streams() {
+        let mut c = conn(5, false);
+        let evs = feed_ok(
+            &mut c,
+            &fr(GOAWAY, 0, 0, &[0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0]),
+        );
+        assert_eq!(evs, [Ev::GoAway(MAX_STREAM_ID, NO_ERROR)]);
+        assert!(c.going_away() && !c.can_open());
+        assert_eq!(c.open(&get(), 9, false), Err(OpenError::GoingAway));
+        assert_eq!(c.open_streams(), 5);
+        let evs = feed_ok(&mut c, &fr(GOAWAY, 0, 0, &[0, 0, 0, 3, 0, 0, 0, 0]));
+        assert_eq!(
+            evs,
+            [
+                Ev::GoAway(3, NO_ERROR),
+                Ev::Unprocessed(102),
+                Ev::Unprocessed(103),
+                Ev::Unprocessed(104)
+            ]
+        );
+        assert_eq!(c.open_streams(), 2);
+        // A GOAWAY may not raise the id again.
+        let evs = feed_ok(&mut c, &fr(GOAWAY, 0, 0, &[0, 0, 0, 9, 0, 0, 0, 2]));
+        assert_eq!(evs, [Ev::GoAway(9, 2)]);
+        // Streams at or below the id still complete.
+        let evs = feed_ok(&mut c, &headers(3, END_STREAM, &[(":status", "200")]));
+        assert_eq!(evs, [head_ev(101, 200, None, 10), Ev::End(101)]);
+        // Frames for forgotten streams are discarded.
+        assert!(feed_ok(&mut c, &headers(5, END_STREAM, &[(":status", "200")])).is_empty());
+        assert_eq!(c.open_streams(), 1);
+    }
+
+    #[test]
+    fn reset_streams_are_forgotten() {
+        let mut c = conn(2, false);
+        let evs = feed_ok(&mut c, &fr(RST_STREAM, 0, 1, &REFUSED_STREAM.to_be_bytes()));
+        assert_eq!(evs, [Ev::Reset(100, REFUSED_STREAM)]);
+        let late = cat(&[
+            &headers(1, 0, &[(":status", "200")]),
+            &data(1, END_STREAM, b"xyz"),
+            &fr(RST_STREAM, 0, 1, &[0; 4]),
+            &wu(1, 5),
+        ]);
+        assert!(feed_ok(&mut c, &late).is_empty());
+        assert!(sent(&mut c).is_empty());
+        assert_eq!(c.open_streams(), 1);
+        let mut out = Vec::new();
+        c.take_open(&mut out);
+        assert_eq!(out, [101]);
+        assert_eq!(c.open_streams(), 0);
+    }
+
+    #[test]
+    fn cancelled_streams_still_feed_the_hpack_table() {
+        let mut c = conn(2, false);
+        c.cancel(1);
+        c.cancel(1);
+        let f = sent(&mut c);
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].0.ty, f[0].0.stream), (RST_STREAM, 1));
+        assert_eq!(f[0].1, CANCEL.to_be_bytes());
+        // Stream 1's response was on its way: it adds "server: srv-x".
+        let mut b1 = vec![0x88, 0x40 | 54];
+        put_str(&mut b1, b"srv-x");
+        let late = cat(&[
+            &fr(HEADERS, END_HEADERS, 1, &b1),
+            &data(1, END_STREAM, b"abc"),
+        ]);
+        assert!(feed_ok(&mut c, &late).is_empty());
+        // Stream 3 refers to it by index.
+        let evs = feed_ok(
+            &mut c,
+            &fr(HEADERS, END_HEADERS | END_STREAM, 3, &[0x88, 0xbe]),
+        );
+        assert_eq!(
+            evs,
+            [
+                Ev::Head {
+                    token: 101,
+                    status: 200,
+                    cl: None,
+                    server: Some(b"srv-x".to_vec()),
+                    head: None,
+                    wire: 11
+                },
+                Ev::End(101)
+            ]
+        );
+    }
+
+    #[test]
+    fn interim_heads_and_trailers() {
+        let h100 = headers(1, 0, &[(":status", "100")]);
+        let h103 = headers(1, 0, &[(":status", "103"), ("link", "</a>; rel=preload")]);
+        let h200 = headers(1, 0, &[(":status", "200"), ("content-length", "2")]);
+        let d = data(1, 0, b"ab");
+        let t = headers(1, END_STREAM, &[("x-checksum", "1")]);
+        let wire = cat(&[&h100, &h103, &h200, &d, &t]);
+        let evs = check_all_splits(1, false, &wire);
+        assert_eq!(
+            evs,
+            [
+                head_ev(100, 200, Some(2), h100.len() + h103.len() + h200.len()),
+                data_ev(100, 2, d.len()),
+                data_ev(100, 0, t.len()),
+                Ev::End(100),
+            ]
+        );
+    }
+
+    #[test]
+    fn head_204_and_304_responses_have_no_body() {
+        let mut c = conn(0, false);
+        c.open(&head_req(), 1, false).unwrap();
+        c.open(&get(), 2, false).unwrap();
+        c.open(&head_req(), 3, false).unwrap();
+        c.open(&get(), 4, false).unwrap();
+        let h = headers(
+            1,
+            END_STREAM,
+            &[(":status", "200"), ("content-length", "1000")],
+        );
+        assert_eq!(
+            feed_ok(&mut c, &h),
+            [head_ev(1, 200, Some(1000), h.len()), Ev::End(1)]
+        );
+        let h = headers(3, END_STREAM, &[(":status", "204")]);
+        assert_eq!(
+            feed_ok(&mut c, &h),
+            [head_ev(2, 204, None, h.len()), Ev::End(2)]
+        );
+        let h = headers(5, 0, &[(":status", "200"), ("content-length", "3")]);
+        let evs = feed_ok(&mut c, &cat(&[&h, &data(5, END_STREAM, b"abc")]));
+        assert_eq!(
+            evs[1],
+            Ev::StreamError(3, "body in a response that has none (HEAD, 204, 304)")
+        );
+        let h = headers(7, 0, &[(":status", "304")]);
+        let evs = feed_ok(&mut c, &cat(&[&h, &data(7, END_STREAM, b"")]));
+        assert_eq!(evs.last(), Some(&Ev::End(4)));
+    }
+
+    #[test]
+    fn early_response_cancels_the_rest_of_the_body() {
+        let mut c = conn(0, false);
+        feed_ok(&mut c, &settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 10)]));
+        c.open(&post(100), 1, false).unwrap();
+        sent(&mut c);
+        let evs = feed_ok(&mut c, &headers(1, END_STREAM, &[(":status", "413")]));
+        assert_eq!(evs.last(), Some(&Ev::End(1)));
+        let f = sent(&mut c);
+        assert_eq!((f[0].0.ty, f[0].0.stream), (RST_STREAM, 1));
+        feed_ok(&mut c, &wu(0, 1000));
+        assert!(sent(&mut c).is_empty(), "nothing more of the body");
+    }
+
+    #[test]
+    fn concurrency_limit_starts_at_100_then_follows_settings() {
+        let mut c = ClientConn::new();
+        for i in 0..100 {
+            assert!(c.can_open());
+            c.open(&get(), i, false).unwrap();
+        }
+        assert!(!c.can_open());
+        assert_eq!(c.open(&get(), 100, false), Err(OpenError::AtLimit));
+        feed_ok(&mut c, &settings(&[]));
+        assert!(c.heard_from_peer());
+        assert!(c.can_open(), "no limit in the server's SETTINGS: none");
+        assert_eq!(c.peer_max_streams(), None);
+        feed_ok(&mut c, &settings(&[(SETTINGS_MAX_CONCURRENT_STREAMS, 50)]));
+        assert!(!c.can_open());
+        assert_eq!(c.peer_max_streams(), Some(50));
+        let mut tokens = Vec::new();
+        c.take_open(&mut tokens);
+        tokens.sort_unstable();
+        assert_eq!(tokens, (0..100).collect::<Vec<u32>>());
+        assert!(c.can_open());
+    }
+
+    #[test]
+    fn stream_ids_run_out() {
+        let mut c = conn(0, false);
+        c.next_id = MAX_STREAM_ID;
+        assert_eq!(c.open(&get(), 1, false), Ok(MAX_STREAM_ID));
+        assert!(c.going_away() && !c.can_open());
+        assert_eq!(c.open(&get(), 2, false), Err(OpenError::IdsExhausted));
+    }
+
+    /// A thousand streams answered out of order: the stream table's
+    /// deletions keep every lookup right.
+    #[test]
+    fn many_streams_answered_out_of_order() {
+        let mut c = conn(0, false);
+        for t in 0..1000 {
+            c.open(&get(), t, false).unwrap();
+        }
+        let mut order: Vec<u32> = (0..1000).collect();
+        let mut x = 12345u32;
+        for i in (1..order.len()).rev() {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            order.swap(i, (x >> 8) as usize % (i + 1));
+        }
+        for (n, &t) in order.iter().enumerate() {
+            let evs = feed_ok(
+                &mut c,
+                &headers(2 * t + 1, END_STREAM, &[(":status", "200")]),
+            );
+            assert_eq!(evs, [head_ev(t, 200, None, 10), Ev::End(t)]);
+            assert_eq!(c.open_streams(), 999 - n);
+            if n % 3 == 0 {
+                // New streams join while old ones leave.
+                let id = c.open(&get(), 5000 + n as u32, false).unwrap();
+                c.cancel(id);
+            }
+        }
+        assert_eq!(c.open_streams(), 0);
+    }
+
+    #[test]
+    fn receive_windows_are_topped_up_past_half() {
+        let mut c = conn(1, false);
+        feed_ok(&mut c, &headers(1, 0, &[(":status", "200")]));
+        let frame = data(1, 0, &[7; 16_384]);
+        let mut body = 0u64;
+        let mut updates = Vec::new();
+        while body < 3 * RECV_WINDOW as u64 {
+            c.feed(&frame, &mut |_| {}).unwrap();
+            body += 16_384;
+            for (h, p) in sent(&mut c) {
+                assert_eq!(h.ty, WINDOW_UPDATE);
+                updates.push((h.stream, be32(&p), body));
+            }
+        }
+        let conn_updates: Vec<_> = updates.iter().filter(|u| u.0 == 0).collect();
+        let stream_updates: Vec<_> = updates.iter().filter(|u| u.0 == 1).collect();
+        // Half a window is 2^29 - 1 bytes: every 32,768th frame crosses it.
+        assert_eq!(conn_updates.len(), 6);
+        assert_eq!(stream_updates.len(), 6);
+        for (i, u) in conn_updates.iter().chain(&stream_updates).enumerate() {
+            assert_eq!(u.1, 1 << 29, "{u:?}");
+            assert_eq!(u.2, (i as u64 % 6 + 1) << 29, "{u:?}");
+        }
+    }
+
+    fn refused(c: &mut ClientConn, wire: &[u8]) -> ConnError {
+        let (evs, r) = feed(c, wire);
+        let Err(e) = r else {
+            panic!("no connection error; events {evs:?}")
+        };
+        let f = sent(c);
+        let (h, p) = f.last().expect("a GOAWAY");
+        assert_eq!(h.ty, GOAWAY);
+        assert_eq!(be32(&p[4..]), e.code);
+        assert_eq!(&p[8..], e.reason.as_bytes());
+        assert_eq!(feed(c, b"").1, Err(e), "the error sticks");
+        assert!(c.going_away() && !c.can_open());
+        assert_eq!(c.open(&get(), 1, false), Err(OpenError::GoingAway));
+        e
+    }
+
+    #[test]
+    fn connection_errors() {
+        let big_block: Vec<u8> = cat(&[
+            &fr(HEADERS, 0, 1, &[0x88]),
+            &(0..17)
+                .flat_map(|_| fr(CONTINUATION, 0, 1, &[0; 16_384]))
+                .collect::<Vec<u8>>(),
+        ]);
+        let cases: Vec<(&str, Vec<u8>, u32)> = vec![
+            ("DATA on stream 0", data(0, 0, b"x"), PROTOCOL_ERROR),
+            ("DATA on an idle stream", data(9, 0, b"x"), PROTOCOL_ERROR),
+            (
+                "HEADERS on stream 0",
+                headers(0, 0, &[(":status", "200")]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "HEADERS on an idle stream",
+                headers(7, 0, &[(":status", "200")]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "HEADERS on an even stream",
+                headers(2, 0, &[(":status", "200")]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "frame too large",
+                fr(PING, 0, 0, &[0; 16_385]),
+                FRAME_SIZE_ERROR,
+            ),
+            (
+                "SETTINGS length 5",
+                fr(SETTINGS, 0, 0, &[0; 5]),
+                FRAME_SIZE_ERROR,
+            ),
+            (
+                "SETTINGS ACK with payload",
+                fr(SETTINGS, ACK, 0, &[0; 6]),
+                FRAME_SIZE_ERROR,
+            ),
+            (
+                "SETTINGS on a stream",
+                fr(SETTINGS, 0, 1, &[]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "ENABLE_PUSH 1",
+                settings(&[(SETTINGS_ENABLE_PUSH, 1)]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "window 2^31",
+                settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 1 << 31)]),
+                FLOW_CONTROL_ERROR,
+            ),
+            (
+                "frame size too small",
+                settings(&[(SETTINGS_MAX_FRAME_SIZE, 16_383)]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "frame size too big",
+                settings(&[(SETTINGS_MAX_FRAME_SIZE, 1 << 24)]),
+                PROTOCOL_ERROR,
+            ),
+            ("PING length 7", fr(PING, 0, 0, &[0; 7]), FRAME_SIZE_ERROR),
+            ("PING on a stream", fr(PING, 0, 1, &[0; 8]), PROTOCOL_ERROR),
+            ("connection WINDOW_UPDATE of 0", wu(0, 0), PROTOCOL_ERROR),
+            (
+                "connection window overflow",
+                wu(0, MAX_WINDOW),
+                FLOW_CONTROL_ERROR,
+            ),
+            (
+                "WINDOW_UPDATE length 3",
+                fr(WINDOW_UPDATE, 0, 0, &[0; 3]),
+                FRAME_SIZE_ERROR,
+            ),
+            ("WINDOW_UPDATE on an idle stream", wu(7, 1), PROTOCOL_ERROR),
+            (
+                "PUSH_PROMISE",
+                fr(PUSH_PROMISE, END_HEADERS, 1, &[0, 0, 0, 2, 0x82]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "CONTINUATION alone",
+                fr(CONTINUATION, END_HEADERS, 1, &[0x88]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "header block interrupted",
+                cat(&[&fr(HEADERS, 0, 1, &[0x88]), &fr(PING, 0, 0, &[0; 8])]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "CONTINUATION on another stream",
+                cat(&[
+                    &fr(HEADERS, 0, 1, &[0x88]),
+                    &fr(CONTINUATION, END_HEADERS, 3, &[]),
+                ]),
+                PROTOCOL_ERROR,
+            ),
+            ("header block too large", big_block, ENHANCE_YOUR_CALM),
+            (
+                "bad HPACK index",
+                fr(HEADERS, END_HEADERS, 1, &[0x80]),
+                COMPRESSION_ERROR,
+            ),
+            (
+                "bad HPACK on a cancelled stream too",
+                fr(HEADERS, END_HEADERS, 5, &[0xff, 0xff, 0xff]),
+                COMPRESSION_ERROR,
+            ),
+            (
+                "DATA padding too long",
+                cat(&[
+                    &headers(1, 0, &[(":status", "200")]),
+                    &fr(DATA, PADDED, 1, &[2, 1]),
+                ]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "DATA padded without pad length",
+                fr(DATA, PADDED, 1, &[]),
+                FRAME_SIZE_ERROR,
+            ),
+            (
+                "HEADERS padding too long",
+                fr(HEADERS, END_HEADERS | PADDED, 1, &[2, 0x88]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "HEADERS too short for priority",
+                fr(HEADERS, END_HEADERS | PRIORITY_FLAG, 1, &[0, 0, 0]),
+                FRAME_SIZE_ERROR,
+            ),
+            (
+                "RST_STREAM length 3",
+                fr(RST_STREAM, 0, 1, &[0; 3]),
+                FRAME_SIZE_ERROR,
+            ),
+            (
+                "RST_STREAM on stream 0",
+                fr(RST_STREAM, 0, 0, &[0; 4]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "RST_STREAM on an idle stream",
+                fr(RST_STREAM, 0, 9, &[0; 4]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "GOAWAY length 4",
+                fr(GOAWAY, 0, 0, &[0; 4]),
+                FRAME_SIZE_ERROR,
+            ),
+            (
+                "GOAWAY on a stream",
+                fr(GOAWAY, 0, 1, &[0; 8]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "PRIORITY on stream 0",
+                fr(PRIORITY, 0, 0, &[0; 5]),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "initial window change overflows a stream",
+                cat(&[
+                    &wu(1, MAX_WINDOW - 65_535),
+                    &settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 65_536)]),
+                ]),
+                FLOW_CONTROL_ERROR,
+            ),
+        ];
+        for (name, wire, code) in cases {
+            let mut c = conn(3, false);
+            c.cancel(5);
+            sent(&mut c);
+            let mut probe = conn(3, false);
+            probe.cancel(5);
+            let (evs, r) = feed(&mut probe, &wire);
+            assert!(r.is_err(), "{name}: {evs:?}");
+            assert_eq!(refused(&mut c, &wire).code, code, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_server_that_does_not_speak_http2_is_told_apart() {
+        let mut c = ClientConn::new();
+        let e = refused(
+            &mut c,
+            b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n",
+        );
+        assert!(e.reason.contains("HTTP/1.x"), "{e}");
+        assert!(!c.heard_from_peer());
+        let mut c = ClientConn::new();
+        let e = refused(&mut c, &fr(PING, 0, 0, &[0; 8]));
+        assert!(e.reason.contains("not SETTINGS"), "{e}");
+        let mut c = ClientConn::new();
+        refused(&mut c, &fr(SETTINGS, ACK, 0, &[]));
+        assert_eq!(
+            e.to_string(),
+            "the server's first frame is not SETTINGS: not an HTTP/2 server? (PROTOCOL_ERROR)"
+        );
+    }
+
+    #[test]
+    fn stream_errors_reset_only_the_stream() {
+        let prio = |dep: u32| {
+            let mut p = dep.to_be_bytes().to_vec();
+            p.push(16);
+            p.push(0x88);
+            fr(HEADERS, END_HEADERS | PRIORITY_FLAG, 1, &p)
+        };
+        let ok = |fields: &[(&str, &str)]| headers(1, 0, fields);
+        let cases: Vec<(Vec<u8>, &str, u32)> = vec![
+            (
+                data(1, 0, b"x"),
+                "DATA before the response head",
+                PROTOCOL_ERROR,
+            ),
+            (ok(&[(":status", "abc")]), "invalid :status", PROTOCOL_ERROR),
+            (ok(&[(":status", "099")]), "invalid :status", PROTOCOL_ERROR),
+            (
+                ok(&[(":status", "2000")]),
+                "invalid :status",
+                PROTOCOL_ERROR,
+            ),
+            (
+                ok(&[("x-a", "1")]),
+                "response without :status",
+                PROTOCOL_ERROR,
+            ),
+            (
+                ok(&[(":status", "200"), ("X-Up", "1")]),
+                "invalid field name",
+                PROTOCOL_ERROR,
+            ),
+            (
+                ok(&[(":status", "200"), ("connection", "close")]),
+                "connection-specific field in a response",
+                PROTOCOL_ERROR,
+            ),
+            (
+                ok(&[(":status", "200"), ("transfer-encoding", "chunked")]),
+                "connection-specific field in a response",
+                PROTOCOL_ERROR,
+            ),
+            (
+                ok(&[(":status", "200"), (":path", "/")]),
+                "request pseudo-header field in a response",
+                PROTOCOL_ERROR,
+            ),
+            (
+                ok(&[("x-a", "1"), (":status", "200")]),
+                "misplaced or repeated :status",
+                PROTOCOL_ERROR,
+            ),
+            (
+                ok(&[(":status", "200"), (":status", "204")]),
+                "misplaced or repeated :status",
+                PROTOCOL_ERROR,
+            ),
+            (
+                ok(&[(":status", "200"), ("content-length", "1x")]),
+                "invalid content-length",
+                PROTOCOL_ERROR,
+            ),
+            (
+                ok(&[
+                    (":status", "200"),
+                    ("content-length", "1"),
+                    ("content-length", "2"),
+                ]),
+                "invalid content-length",
+                PROTOCOL_ERROR,
+            ),
+            (
+                cat(&[
+                    &ok(&[(":status", "200"), ("content-length", "2")]),
+                    &data(1, END_STREAM, b"abc"),
+                ]),
+                "response body longer than its content-length",
+                PROTOCOL_ERROR,
+            ),
+            (
+                cat(&[
+                    &ok(&[(":status", "200"), ("content-length", "5")]),
+                    &data(1, END_STREAM, b"abc"),
+                ]),
+                "response body shorter than its content-length",
+                PROTOCOL_ERROR,
+            ),
+            (
+                headers(
+                    1,
+                    END_STREAM,
+                    &[(":status", "200"), ("content-length", "5")],
+                ),
+                "response body shorter than its content-length",
+                PROTOCOL_ERROR,
+            ),
+            (
+                headers(1, END_STREAM, &[(":status", "100")]),
+                "an interim (1xx) response ended the stream",
+                PROTOCOL_ERROR,
+            ),
+            (
+                ok(&[(":status", "101")]),
+                "101 Switching Protocols is not allowed in HTTP/2",
+                PROTOCOL_ERROR,
+            ),
+            (
+                cat(&[&ok(&[(":status", "200")]), &ok(&[("x-t", "1")])]),
+                "trailers without END_STREAM",
+                PROTOCOL_ERROR,
+            ),
+            (
+                cat(&[
+                    &ok(&[(":status", "200")]),
+                    &headers(1, END_STREAM, &[(":status", "200")]),
+                ]),
+                "pseudo-header field in trailers",
+                PROTOCOL_ERROR,
+            ),
+            (wu(1, 0), "WINDOW_UPDATE of 0", PROTOCOL_ERROR),
+            (
+                wu(1, MAX_WINDOW),
+                "stream window above 2^31-1",
+                FLOW_CONTROL_ERROR,
+            ),
+            (prio(1), "stream depends on itself", PROTOCOL_ERROR),
+            (
+                fr(PRIORITY, 0, 1, &[0, 0, 0, 1, 0]),
+                "stream depends on itself",
+                PROTOCOL_ERROR,
+            ),
+            (
+                fr(PRIORITY, 0, 1, &[0; 4]),
+                "PRIORITY payload not 5 bytes",
+                FRAME_SIZE_ERROR,
+            ),
+        ];
+        for (wire, reason, code) in cases {
+            let mut c = conn(2, false);
+            let evs = feed_ok(&mut c, &wire);
+            assert_eq!(
+                evs.last(),
+                Some(&Ev::StreamError(100, reason)),
+                "{reason}: {evs:?}"
+            );
+            let f = sent(&mut c);
+            assert_eq!(f.len(), 1, "{reason}");
+            assert_eq!((f[0].0.ty, f[0].0.stream), (RST_STREAM, 1), "{reason}");
+            assert_eq!(be32(&f[0].1), code, "{reason}");
+            assert_eq!(c.open_streams(), 1, "{reason}");
+            // The connection goes on: stream 3 still gets its response.
+            let evs = feed_ok(&mut c, &headers(3, END_STREAM, &[(":status", "200")]));
+            assert_eq!(evs, [head_ev(101, 200, None, 10), Ev::End(101)], "{reason}");
+        }
+    }
+
+    #[test]
+    fn capture_refuses_values_that_would_break_the_http1_head() {
+        let mut c = conn(1, true);
+        let evs = feed_ok(
+            &mut c,
+            &headers(1, END_STREAM, &[(":status", "200"), ("x", "a\r\nb")]),
+        );
+        assert_eq!(evs, [Ev::StreamError(100, "invalid field value")]);
+    }
+
+    #[test]
+    fn events_and_errors_display() {
+        let e = err(FLOW_CONTROL_ERROR, "DATA beyond the stream window");
+        assert_eq!(
+            e.to_string(),
+            "DATA beyond the stream window (FLOW_CONTROL_ERROR)"
+        );
+        assert_eq!(
+            OpenError::AtLimit.to_string(),
+            "the server's limit of concurrent streams is reached"
+        );
+        assert_eq!(crate::h2::code::name(99), "unknown");
+    }
+}
