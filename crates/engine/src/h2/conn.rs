@@ -256,6 +256,10 @@ struct DataRx {
     data_left: u32,
     pad_left: u32,
     end_stream: bool,
+    /// The frame's body length was checked against the stream's limit:
+    /// a body too long is refused before any of it is reported, however
+    /// the frame is cut.
+    checked: bool,
     /// Bytes of the frame consumed but not yet reported in an event.
     wire: u32,
 }
@@ -690,6 +694,7 @@ impl ClientConn {
             data_left: h.len - padded as u32,
             pad_left: 0,
             end_stream: h.flags & frame::END_STREAM != 0,
+            checked: false,
             wire: HEADER_LEN as u32,
         })
     }
@@ -712,6 +717,12 @@ impl ClientConn {
             }
             d.data_left -= pad as u32;
             d.pad_left = pad as u32;
+        }
+        if !d.checked {
+            d.checked = true;
+            if d.stream != 0 && !self.body_fits(d.stream, d.data_left, on) {
+                d.stream = 0;
+            }
         }
         let n = (d.data_left as usize).min(input.len() - i);
         let chunk = &input[i..i + n];
@@ -751,6 +762,30 @@ impl ClientConn {
     }
 
     /// Reports body bytes; false if the stream is gone or just failed.
+    /// Refuses a frame whose body would exceed the response's length.
+    fn body_fits(&mut self, id: u32, len: u32, on: &mut impl FnMut(Event<'_>)) -> bool {
+        let Some(s) = self.streams.get(id) else {
+            return false;
+        };
+        let no_body = s.flags & NO_BODY != 0;
+        let limit = if no_body {
+            0
+        } else {
+            s.content_length.unwrap_or(u64::MAX)
+        };
+        if s.received + len as u64 <= limit {
+            return true;
+        }
+        let reason = if no_body {
+            "body in a response that has none (HEAD, 204, 304)"
+        } else {
+            "response body longer than its content-length"
+        };
+        self.stream_error(id, PROTOCOL_ERROR, reason, on);
+        false
+    }
+
+    /// Reports body bytes; false if the stream is gone.
     fn body_chunk(
         &mut self,
         id: u32,
@@ -762,21 +797,6 @@ impl ClientConn {
             return false;
         };
         s.received += chunk.len() as u64;
-        let no_body = s.flags & NO_BODY != 0;
-        let limit = if no_body {
-            0
-        } else {
-            s.content_length.unwrap_or(u64::MAX)
-        };
-        if s.received > limit {
-            let reason = if no_body {
-                "body in a response that has none (HEAD, 204, 304)"
-            } else {
-                "response body longer than its content-length"
-            };
-            self.stream_error(id, PROTOCOL_ERROR, reason, on);
-            return false;
-        }
         on(Event::Data {
             token: s.token,
             len: chunk.len() as u32,
@@ -2144,6 +2164,28 @@ mod tests {
                 data_ev(100, 2, d.len()),
                 data_ev(100, 0, t.len()),
                 Ev::End(100),
+            ]
+        );
+    }
+
+    /// A body longer than content-length is refused before any of the
+    /// offending frame is reported, wherever the reads cut it (the fuzzer
+    /// found the split-dependent version).
+    #[test]
+    fn too_long_body_is_refused_whole_at_every_split() {
+        let h = headers(1, 0, &[(":status", "200"), ("content-length", "4")]);
+        let wire = cat(&[
+            &h,
+            &data(1, 0, b"ab"),
+            &fr(DATA, PADDED | END_STREAM, 1, &[1, b'c', b'd', b'e', 0]),
+        ]);
+        let evs = check_all_splits(1, false, &wire);
+        assert_eq!(
+            evs,
+            [
+                head_ev(100, 200, Some(4), h.len()),
+                data_ev(100, 2, 11),
+                Ev::StreamError(100, "response body longer than its content-length"),
             ]
         );
     }
