@@ -146,34 +146,55 @@ struct Stream {
     body_off: usize,
 }
 
-/// Open streams by id: linear probing on `id / 2`, which client ids make
-/// consecutive, with backward-shift deletion, so no tombstones build up.
+/// Open streams by id: a slab of streams and an index of (id, slab slot)
+/// pairs, linear probing with backward-shift deletion (no tombstones).
+/// Ids are spread by a Fibonacci hash: client ids are consecutive, and
+/// placed by `id / 2` they would form one long run that every deletion has
+/// to walk to its end.
 #[derive(Debug)]
 struct Streams {
-    slots: Vec<Stream>,
+    index: Vec<Slot>,
+    /// 64 − log2(index.len()).
+    shift: u32,
+    slab: Vec<Stream>,
+    free: Vec<u32>,
     len: usize,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    /// 0: empty.
+    id: u32,
+    at: u32,
 }
 
 impl Streams {
     fn new(capacity: usize) -> Streams {
+        debug_assert!(capacity.is_power_of_two() && capacity >= 2);
         Streams {
-            slots: (0..capacity).map(|_| Stream::default()).collect(),
+            index: vec![Slot::default(); capacity],
+            shift: 64 - capacity.trailing_zeros(),
+            slab: Vec::new(),
+            free: Vec::new(),
             len: 0,
         }
     }
 
+    #[inline]
     fn home(&self, id: u32) -> usize {
-        (id >> 1) as usize & (self.slots.len() - 1)
+        ((id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
     }
 
+    /// Position in `index` of `id`.
+    #[inline]
     fn find(&self, id: u32) -> Option<usize> {
         if id == 0 {
             return None;
         }
-        let mask = self.slots.len() - 1;
+        let mask = self.index.len() - 1;
         let mut i = self.home(id);
         loop {
-            match self.slots[i].id {
+            match self.index[i].id {
                 s if s == id => return Some(i),
                 0 => return None,
                 _ => i = (i + 1) & mask,
@@ -181,44 +202,70 @@ impl Streams {
         }
     }
 
+    #[inline]
     fn get(&self, id: u32) -> Option<&Stream> {
-        self.find(id).map(|i| &self.slots[i])
+        self.find(id).map(|i| &self.slab[self.index[i].at as usize])
     }
 
+    #[inline]
     fn get_mut(&mut self, id: u32) -> Option<&mut Stream> {
-        self.find(id).map(|i| &mut self.slots[i])
+        self.find(id)
+            .map(|i| &mut self.slab[self.index[i].at as usize])
     }
 
     fn insert(&mut self, s: Stream) {
         // At most half full: probes stay short and always find a hole.
-        if (self.len + 1) * 2 > self.slots.len() {
-            let old = std::mem::take(&mut self.slots);
-            *self = Streams::new(old.len() * 2);
-            for s in old.into_iter().filter(|s| s.id != 0) {
-                self.insert(s);
+        if (self.len + 1) * 2 > self.index.len() {
+            let old = std::mem::take(&mut self.index);
+            *self = Streams {
+                slab: std::mem::take(&mut self.slab),
+                free: std::mem::take(&mut self.free),
+                ..Streams::new(old.len() * 2)
+            };
+            for slot in old.into_iter().filter(|s| s.id != 0) {
+                self.place(slot);
             }
+            self.len = self.slab.len() - self.free.len();
         }
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(s.id);
-        while self.slots[i].id != 0 {
+        let id = s.id;
+        let at = match self.free.pop() {
+            Some(at) => {
+                self.slab[at as usize] = s;
+                at
+            }
+            None => {
+                self.slab.push(s);
+                self.slab.len() as u32 - 1
+            }
+        };
+        self.place(Slot { id, at });
+        self.len += 1;
+    }
+
+    fn place(&mut self, slot: Slot) {
+        let mask = self.index.len() - 1;
+        let mut i = self.home(slot.id);
+        while self.index[i].id != 0 {
             i = (i + 1) & mask;
         }
-        self.slots[i] = s;
-        self.len += 1;
+        self.index[i] = slot;
     }
 
     fn remove(&mut self, id: u32) -> Option<Stream> {
         let i = self.find(id)?;
-        let s = std::mem::take(&mut self.slots[i]);
+        let at = self.index[i].at;
+        let s = std::mem::take(&mut self.slab[at as usize]);
+        self.free.push(at);
         self.len -= 1;
-        let mask = self.slots.len() - 1;
+        self.index[i] = Slot::default();
+        let mask = self.index.len() - 1;
         let mut hole = i;
         let mut j = (i + 1) & mask;
-        while self.slots[j].id != 0 {
+        while self.index[j].id != 0 {
             // Move the entry back if the hole lies on its probe path.
-            let h = self.home(self.slots[j].id);
+            let h = self.home(self.index[j].id);
             if (j.wrapping_sub(h) & mask) >= (j.wrapping_sub(hole) & mask) {
-                self.slots.swap(hole, j);
+                self.index.swap(hole, j);
                 hole = j;
             }
             j = (j + 1) & mask;
@@ -227,11 +274,20 @@ impl Streams {
     }
 
     fn iter(&self) -> impl Iterator<Item = &Stream> {
-        self.slots.iter().filter(|s| s.id != 0)
+        self.slab.iter().filter(|s| s.id != 0)
     }
 
     fn iter_mut(&mut self) -> impl Iterator<Item = &mut Stream> {
-        self.slots.iter_mut().filter(|s| s.id != 0)
+        self.slab.iter_mut().filter(|s| s.id != 0)
+    }
+
+    /// Forgets every stream, appending their tokens to `out`.
+    fn drain_tokens(&mut self, out: &mut Vec<u32>) {
+        out.extend(self.iter().map(|s| s.token));
+        self.index.fill(Slot::default());
+        self.slab.clear();
+        self.free.clear();
+        self.len = 0;
     }
 }
 
@@ -509,11 +565,7 @@ impl ClientConn {
     /// The connection died: appends every open stream's token to `out`, so
     /// the caller can fail them, and forgets them.
     pub fn take_open(&mut self, out: &mut Vec<u32>) {
-        for s in self.streams.iter_mut() {
-            out.push(s.token);
-            *s = Stream::default();
-        }
-        self.streams.len = 0;
+        self.streams.drain_tokens(out);
         self.blocked.clear();
     }
 

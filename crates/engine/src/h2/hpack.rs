@@ -287,6 +287,7 @@ impl Decoder {
     }
 
     /// Class, name and value of a table index (1-based, static then dynamic).
+    #[inline]
     fn get(&self, i: usize) -> Result<(Class, &[u8], &[u8]), DecodeError> {
         if i == 0 {
             return Err(DecodeError("index 0"));
@@ -396,6 +397,7 @@ impl Decoder {
 }
 
 /// Reads an integer with an N-bit prefix (§5.1).
+#[inline]
 fn int(block: &mut &[u8], prefix: u32) -> Result<usize, DecodeError> {
     let mask = (1u8 << prefix) - 1;
     let first = block[0] & mask;
