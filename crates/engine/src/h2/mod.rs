@@ -12,6 +12,30 @@
 //! them; response heads are decoded only as far as the status,
 //! content-length and server (everything, for capture streams), while the
 //! HPACK dynamic table is kept exact.
+//!
+//! ```
+//! use yace_engine::h2::{encode_request, ClientConn, Event};
+//!
+//! let req = encode_request(b"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n", true).unwrap();
+//! let mut conn = ClientConn::new();
+//! let id = conn.open(&req, 7, false).unwrap(); // token 7
+//! assert_eq!(id, 1);
+//! // Write conn.pending_out() to the socket; tell how much went.
+//! let n = conn.pending_out().len();
+//! conn.wrote(n);
+//! // The server's SETTINGS, then HEADERS for stream 1: ":status 200",
+//! // END_STREAM.
+//! let read = [&[0, 0, 0, 4, 0, 0, 0, 0, 0][..], &[0, 0, 1, 1, 5, 0, 0, 0, 1, 0x88]].concat();
+//! let mut done = Vec::new();
+//! conn.feed(&read, &mut |e| {
+//!     if let Event::End { token } = e {
+//!         done.push(token)
+//!     }
+//! })
+//! .unwrap();
+//! assert_eq!(done, [7]);
+//! assert!(!conn.pending_out().is_empty()); // our SETTINGS ACK
+//! ```
 
 mod conn;
 mod frame;
