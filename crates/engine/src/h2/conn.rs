@@ -1272,8 +1272,11 @@ impl ClientConn {
             );
         } else {
             s.send_window += inc as i64;
-            if s.flags & BLOCKED != 0 {
-                self.flush_blocked();
+            // With connection window left, every waiting stream is held by
+            // its own window: only this one can move, and it takes no
+            // one's turn.
+            if s.flags & BLOCKED != 0 && self.conn_send > 0 && self.send_more(h.stream) {
+                self.blocked.retain(|&id| id != h.stream);
             }
         }
         Ok(())
@@ -1283,31 +1286,37 @@ impl ClientConn {
     fn flush_blocked(&mut self) {
         let mut i = 0;
         while i < self.blocked.len() && self.conn_send > 0 {
-            let id = self.blocked[i];
-            let Some(s) = self.streams.get_mut(id) else {
-                self.blocked.remove(i);
-                continue;
-            };
-            let done = match &s.body {
-                Some(body) => push_data(
-                    &mut self.out,
-                    &mut self.conn_send,
-                    &mut s.send_window,
-                    self.peer_max_frame,
-                    id,
-                    body,
-                    &mut s.body_off,
-                ),
-                None => true,
-            };
-            if done {
-                s.body = None;
-                s.flags = (s.flags | END_SENT) & !BLOCKED;
+            if self.send_more(self.blocked[i]) {
                 self.blocked.remove(i);
             } else {
                 i += 1;
             }
         }
+    }
+
+    /// Sends what window allows of one stream's waiting body; true when
+    /// nothing of it waits any more (all sent, or the stream is gone).
+    fn send_more(&mut self, id: u32) -> bool {
+        let Some(s) = self.streams.get_mut(id) else {
+            return true;
+        };
+        let done = match &s.body {
+            Some(body) => push_data(
+                &mut self.out,
+                &mut self.conn_send,
+                &mut s.send_window,
+                self.peer_max_frame,
+                id,
+                body,
+                &mut s.body_off,
+            ),
+            None => true,
+        };
+        if done {
+            s.body = None;
+            s.flags = (s.flags | END_SENT) & !BLOCKED;
+        }
+        done
     }
 }
 
@@ -2058,6 +2067,39 @@ mod tests {
         let evs = feed_ok(&mut c, &wire);
         assert_eq!(evs.last(), Some(&Ev::End(1)));
         assert!(sent(&mut c).is_empty(), "no RST: the body was all sent");
+    }
+
+    /// Two bodies held by their stream windows, then by the connection's:
+    /// each moves on its own update, and the connection's goes to the
+    /// oldest first.
+    #[test]
+    fn waiting_bodies_share_the_connection_window_in_order() {
+        let mut c = conn(0, false);
+        feed_ok(&mut c, &settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 10)]));
+        let (a, b) = (post(40_000), post(40_000));
+        c.open(&a, 1, false).unwrap();
+        c.open(&b, 2, false).unwrap();
+        let f = sent(&mut c);
+        let per_stream = |f: &[(Head, Vec<u8>)], id: u32| -> usize {
+            f.iter()
+                .filter(|(h, _)| h.ty == DATA && h.stream == id)
+                .map(|(h, _)| h.len as usize)
+                .sum()
+        };
+        assert_eq!((per_stream(&f, 1), per_stream(&f, 3)), (10, 10));
+        feed_ok(&mut c, &wu(3, 5));
+        let f = sent(&mut c);
+        assert_eq!((per_stream(&f, 1), per_stream(&f, 3)), (0, 5));
+        // Both get plenty; the connection has 65,535 - 25 left.
+        feed_ok(&mut c, &cat(&[&wu(3, 50_000), &wu(1, 50_000)]));
+        let f = sent(&mut c);
+        assert_eq!(
+            (per_stream(&f, 1), per_stream(&f, 3)),
+            (65_535 - 25 - 39_985, 39_985)
+        );
+        feed_ok(&mut c, &wu(0, 100_000));
+        let (body, end) = data_sent(&sent(&mut c));
+        assert_eq!((body.len(), end), (39_990 - (65_535 - 25 - 39_985), true));
     }
 
     #[test]
