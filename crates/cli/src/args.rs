@@ -170,6 +170,15 @@ pub struct RunArgs {
     #[arg(long = "no-keepalive")]
     pub no_keepalive: bool,
 
+    /// Speak HTTP/2: ALPN h2 for https://, prior knowledge (h2c) for http://.
+    #[arg(long = "http2")]
+    pub http2: bool,
+
+    /// HTTP/2: concurrent streams per connection (-c 10 --streams 100: up to
+    /// 1,000 requests in flight). Default 1.
+    #[arg(long = "streams", value_name = "N", requires = "http2")]
+    pub streams: Option<String>,
+
     /// Per-request timeout, from send to the end of the response.
     #[arg(long = "timeout", value_name = "TIME", default_value = "30s")]
     pub timeout: String,

@@ -456,6 +456,7 @@ mod tests {
             timeouts: Default::default(),
             socket: Default::default(),
             tls: Default::default(),
+            http2: None,
         }
     }
 

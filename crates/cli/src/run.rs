@@ -39,6 +39,7 @@ pub fn plan_from(a: &RunArgs, url: &str) -> Result<Plan, InputErrors> {
     let requests = count("-n/--requests", &a.requests);
     let threads = count("-t/--threads", &a.threads);
     let max_inflight = count("--max-inflight", &a.max_inflight);
+    let streams = count("--streams", &a.streams);
     let duration = a
         .duration
         .as_deref()
@@ -131,6 +132,9 @@ pub fn plan_from(a: &RunArgs, url: &str) -> Result<Plan, InputErrors> {
         },
         socket: Default::default(),
         tls: a.tls.options(),
+        http2: a.http2.then(|| plan::Http2 {
+            streams: streams.map_or(1, |s| s.min(u64::from(u32::MAX)) as u32),
+        }),
     };
     b.finish(Some(plan))
 }
@@ -528,6 +532,10 @@ pub fn execute<X: Sink, F: engine::Flow>(
         resumed_handshakes: 0,
         full_handshakes: 0,
     });
+    let mut http2 = plan.http2.map(|h| stats::Http2Info {
+        streams: h.streams,
+        ..Default::default()
+    });
     let mut extras = Vec::with_capacity(outputs.len());
     let mut flows = Vec::with_capacity(outputs.len());
     for ((rec, x), f, rep) in outputs {
@@ -542,6 +550,12 @@ pub fn execute<X: Sink, F: engine::Flow>(
             if t.version.is_none() {
                 t.version.clone_from(&rep.tls_version);
                 t.cipher.clone_from(&rep.tls_cipher);
+            }
+        }
+        if let Some(h) = http2.as_mut() {
+            h.goaways += rep.h2_goaways;
+            if let Some(m) = rep.h2_max_streams {
+                h.server_max_streams = Some(h.server_max_streams.map_or(m, |x| x.min(m)));
             }
         }
         if server_software.is_none() {
@@ -583,6 +597,7 @@ pub fn execute<X: Sink, F: engine::Flow>(
             step_names: step_names.to_vec(),
             checks: Vec::new(),
             tls,
+            http2,
         },
     );
     let mut result = result;

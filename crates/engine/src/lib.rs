@@ -33,6 +33,8 @@ pub enum EngineError {
     NoAddress(String),
     #[error("{0}")]
     Tls(String),
+    #[error("HTTP/2: {0}")]
+    Http2(String),
     #[error("cannot start worker {worker}: {source}")]
     Worker {
         worker: usize,
@@ -68,7 +70,7 @@ pub fn tls_setup(plan: &Plan) -> Result<Option<tls::TlsSetup>, EngineError> {
     if plan.target.scheme != Scheme::Https {
         return Ok(None);
     }
-    tls::setup(&plan.tls, &plan.target.host)
+    tls::setup(&plan.tls, &plan.target.host, plan.http2.is_some())
         .map(Some)
         .map_err(EngineError::Tls)
 }
@@ -105,6 +107,14 @@ pub fn run<S: Sink, F: Flow>(
         .duration
         .map(|d| d.as_nanos().min(u64::MAX as u128) as u64);
     let tls = tls_setup(plan)?;
+    let h2 = match plan.http2 {
+        Some(h) => Some((
+            h.streams,
+            h2::encode_request(&request, tls.is_some())
+                .map_err(|e| EngineError::Http2(e.to_string()))?,
+        )),
+        None => None,
+    };
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for (w, (sink, flow)) in workers.into_iter().enumerate() {
@@ -127,6 +137,7 @@ pub fn run<S: Sink, F: Flow>(
                 connect_timeout: plan.timeouts.connect.as_nanos() as u64,
                 request_timeout: plan.timeouts.request.as_nanos() as u64,
                 stop,
+                h2: h2.clone(),
             };
             let h = std::thread::Builder::new()
                 .name(format!("yace-worker-{w}"))
@@ -149,8 +160,10 @@ pub fn run<S: Sink, F: Flow>(
 /// Users (and closed-model connections) are dealt round-robin: user
 /// `w + k·threads` is this worker's slot k.
 fn mode_for(plan: &Plan, w: usize, threads: usize) -> (worker::Mode, usize) {
+    // HTTP/2: each connection carries `streams` slots.
+    let per = plan.http2.map_or(1, |h| h.streams as usize);
     let share = |total: u64| {
-        (total / threads as u64 + u64::from((w as u64) < total % threads as u64)) as usize
+        (total / threads as u64 + u64::from((w as u64) < total % threads as u64)) as usize * per
     };
     match &plan.load {
         Load::Closed { connections } => {

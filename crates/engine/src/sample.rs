@@ -41,7 +41,7 @@ pub enum Outcome {
     Timeout,
     /// The connection closed in the middle of the head or body.
     IncompleteBody,
-    /// The bytes were not a valid HTTP/1.x response.
+    /// The bytes were not a valid HTTP/1.x response, or broke HTTP/2's rules.
     ProtocolError,
     /// The response head exceeded 64 KiB or 100 fields.
     HeaderTooLarge,
@@ -57,6 +57,13 @@ pub enum Outcome {
     TlsHandshake,
     /// TLS: the server did not speak TLS (plain HTTP on an HTTPS URL).
     TlsNotTls,
+    /// HTTP/2: the server reset the stream (RST_STREAM) or sent a malformed one.
+    StreamReset,
+    /// HTTP/2: the server refused the stream unprocessed (REFUSED_STREAM, or
+    /// GOAWAY), again after a retry.
+    StreamRefused,
+    /// HTTP/2 was asked for and the server does not speak it.
+    NoHttp2,
     /// Still in flight when the run ended; not an error.
     Cancelled,
     /// Open model: never sent, because no connection was free until it was
@@ -65,7 +72,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const COUNT: usize = 18;
+    pub const COUNT: usize = 21;
     pub const ALL: [Outcome; Outcome::COUNT] = [
         Outcome::Response,
         Outcome::ConnectRefused,
@@ -83,6 +90,9 @@ impl Outcome {
         Outcome::TlsExpired,
         Outcome::TlsHandshake,
         Outcome::TlsNotTls,
+        Outcome::StreamReset,
+        Outcome::StreamRefused,
+        Outcome::NoHttp2,
         Outcome::Cancelled,
         Outcome::Dropped,
     ];
@@ -114,6 +124,9 @@ impl Outcome {
             Outcome::TlsExpired => "tls_expired",
             Outcome::TlsHandshake => "tls_handshake",
             Outcome::TlsNotTls => "tls_not_tls",
+            Outcome::StreamReset => "stream_reset",
+            Outcome::StreamRefused => "stream_refused",
+            Outcome::NoHttp2 => "no_http2",
             Outcome::Cancelled => "cancelled",
             Outcome::Dropped => "dropped",
         }
@@ -149,8 +162,8 @@ impl Outcome {
                  upstream timeout, body larger than a buffer limit)"
             }
             Outcome::ProtocolError => {
-                "the bytes were not valid HTTP/1.x: wrong port (TLS or another protocol), or a \
-                 broken framing (bad Content-Length or chunk size)"
+                "the bytes were not valid HTTP: wrong port (TLS or another protocol), a broken \
+                 framing (bad Content-Length or chunk size), or an HTTP/2 connection error"
             }
             Outcome::HeaderTooLarge => "the response head was over 64 KiB or 100 fields",
             Outcome::ClientResource => {
@@ -174,6 +187,19 @@ impl Outcome {
             }
             Outcome::TlsNotTls => {
                 "the server did not answer in TLS: plain HTTP on this port? try http://"
+            }
+            Outcome::StreamReset => {
+                "HTTP/2: the server reset the stream (RST_STREAM) or sent a malformed response on \
+                 it: an application error, a proxy limit, or a server bug"
+            }
+            Outcome::StreamRefused => {
+                "HTTP/2: the server refused the stream before processing it (REFUSED_STREAM or \
+                 GOAWAY), even on a retry: it is shedding load or limits streams per connection"
+            }
+            Outcome::NoHttp2 => {
+                "HTTP/2 was asked for and the server does not speak it: it chose HTTP/1.1 in the \
+                 TLS handshake, or answered h2c prior knowledge in HTTP/1.x; enable HTTP/2 on \
+                 the server or drop --http2"
             }
             Outcome::Cancelled => "still in flight when the run ended; not counted as an error",
             Outcome::Dropped => {

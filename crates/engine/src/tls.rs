@@ -24,7 +24,9 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
 
 /// Builds the client configuration from the plan. Errors name the option
 /// and the file.
-pub fn setup(opts: &plan::TlsOptions, host: &str) -> Result<TlsSetup, String> {
+/// `http2`: offer only `h2` in ALPN (the server must agree, or the
+/// connection is reported as [`crate::Outcome::NoHttp2`]).
+pub fn setup(opts: &plan::TlsOptions, host: &str, http2: bool) -> Result<TlsSetup, String> {
     let builder = ClientConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS: {e}"))?;
@@ -85,7 +87,7 @@ pub fn setup(opts: &plan::TlsOptions, host: &str) -> Result<TlsSetup, String> {
         (None, None) => builder.with_no_client_auth(),
         _ => return Err("--cert and --key go together".into()),
     };
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.alpn_protocols = vec![if http2 { b"h2".to_vec() } else { b"http/1.1".to_vec() }];
     if !opts.resume {
         config.resumption = rustls::client::Resumption::disabled();
     }
@@ -161,6 +163,9 @@ pub fn classify(e: &Error) -> Outcome {
             _ => Outcome::TlsHandshake,
         },
         Error::InvalidMessage(_) | Error::InappropriateMessage { .. } => Outcome::TlsNotTls,
+        // We offered only h2 and the server has no HTTP/2 (nginx without
+        // `http2` on the port answers with this alert).
+        Error::AlertReceived(rustls::AlertDescription::NoApplicationProtocol) => Outcome::NoHttp2,
         _ => Outcome::TlsHandshake,
     }
 }
@@ -181,5 +186,128 @@ impl io::Write for Fd {
     }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+/// How far a handshake got on a non-blocking socket.
+pub(crate) enum Handshake {
+    /// The socket would block; call again on the next event.
+    Pending,
+    Done,
+    Failed(crate::Outcome),
+}
+
+/// Drives a TLS handshake as far as the socket allows.
+pub(crate) fn drive_handshake(tls: &mut rustls::ClientConnection, fd: RawFd) -> Handshake {
+    let mut fd = Fd(fd);
+    loop {
+        while tls.wants_write() {
+            match tls.write_tls(&mut fd) {
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        if !tls.is_handshaking() {
+            return Handshake::Done;
+        }
+        match tls.read_tls(&mut fd) {
+            // The server hung up mid-handshake: not a TLS server, or it refused us.
+            Ok(0) => return Handshake::Failed(crate::Outcome::TlsHandshake),
+            Ok(_) => {
+                if let Err(e) = tls.process_new_packets() {
+                    let _ = tls.write_tls(&mut fd); // The alert, best effort.
+                    return Handshake::Failed(classify(&e));
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Handshake::Pending,
+            Err(_) => return Handshake::Failed(crate::Outcome::Reset),
+        }
+    }
+}
+
+/// Writes rustls's pending records; `Ok(false)` when the socket would block.
+pub(crate) fn flush(tls: &mut rustls::ClientConnection, fd: RawFd) -> io::Result<bool> {
+    let mut fd = Fd(fd);
+    while tls.wants_write() {
+        match tls.write_tls(&mut fd) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+/// The next plaintext from a TLS connection into `buf`, as a plain `read`
+/// would return it (EAGAIN once drained); a TLS failure as its outcome.
+/// Ciphertext is read into our own `cipher` buffer and handed to rustls, so
+/// a short read tells us the socket is drained, as in plain HTTP, and no
+/// read is spent only to hear EAGAIN. `drained` carries that between calls.
+///
+/// rustls holds at most 16 KiB of decrypted data, so a read's ciphertext is
+/// fed in turns, moving the plaintext out into `buf` between them; it fits,
+/// as plaintext is never longer than its ciphertext and `buf` is as large
+/// as `cipher`.
+pub(crate) fn read_plain(
+    tls: &mut rustls::ClientConnection,
+    fd: RawFd,
+    drained: &mut bool,
+    buf: &mut [u8],
+    cipher: &mut [u8],
+) -> Result<Result<usize, i32>, crate::Outcome> {
+    debug_assert!(buf.len() >= cipher.len());
+    loop {
+        match io::Read::read(&mut tls.reader(), buf) {
+            Ok(n) => return Ok(Ok(n)),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            // Closed without close_notify: treat as end of file, as browsers do.
+            Err(_) => return Ok(Ok(0)),
+        }
+        if *drained {
+            *drained = false;
+            return Ok(Err(libc::EAGAIN));
+        }
+        let n = match crate::sys::read(fd, cipher) {
+            Ok(0) => return Ok(Ok(0)),
+            Ok(n) => n,
+            Err(e) => return Ok(Err(e)),
+        };
+        *drained = n < cipher.len();
+        let mut data = &cipher[..n];
+        let mut out = 0;
+        loop {
+            while !data.is_empty() {
+                match tls.read_tls(&mut data) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    // Its plaintext buffer is full: move plaintext out first.
+                    Err(_) => break,
+                }
+                if let Err(e) = tls.process_new_packets() {
+                    return Err(classify(&e));
+                }
+            }
+            let before = out;
+            if out < buf.len() {
+                match io::Read::read(&mut tls.reader(), &mut buf[out..]) {
+                    Ok(k) => out += k,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(_) => {}
+                }
+            }
+            if data.is_empty() || out == before {
+                break;
+            }
+        }
+        if tls.wants_write() {
+            let _ = flush(tls, fd);
+        }
+        if !data.is_empty() {
+            // rustls took nothing more and gave nothing back: not TLS we can use.
+            return Err(crate::Outcome::TlsHandshake);
+        }
+        if out > 0 {
+            return Ok(Ok(out));
+        }
     }
 }

@@ -19,15 +19,17 @@
 //! means the socket is drained, and the next request is written as soon as
 //! the previous response is complete.
 
+mod multiplex;
+
 use crate::codec::{EofError, FrameError, Progress, ResponseParser};
 use crate::flow::{Flow, Next};
 use crate::sample::{Outcome, Sample, Sink};
 use crate::sys::{self, Connecting, Epoll};
-use crate::tls::{Fd, TlsSetup};
+use crate::tls::{Handshake, TlsSetup};
 use plan::{Due, WorkerSchedule};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::SocketAddr;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -78,6 +80,9 @@ pub(crate) struct WorkerConfig<'a> {
     pub connect_timeout: u64,
     pub request_timeout: u64,
     pub stop: &'a AtomicBool,
+    /// HTTP/2: streams per connection and the plan's request, converted
+    /// (slots are `connections`; connections are slots / streams).
+    pub h2: Option<(u32, crate::h2::Request)>,
 }
 
 /// What a worker reports besides its sink's contents.
@@ -101,6 +106,10 @@ pub struct WorkerReport {
     /// HTTPS: handshakes that resumed a session, and full ones.
     pub tls_resumed: u64,
     pub tls_full: u64,
+    /// HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server sent.
+    pub h2_max_streams: Option<u32>,
+    /// HTTP/2: GOAWAY frames that retired a connection.
+    pub h2_goaways: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,6 +165,12 @@ struct Conn {
     capture: bool,
     req: Vec<u8>,
     captured: Vec<u8>,
+    // HTTP/2: the connection and stream carrying the request, the request's
+    // place in a connection's queue, and how many times it was sent.
+    link: u32,
+    stream: u32,
+    seq: u32,
+    tries: u8,
 }
 
 impl Conn {
@@ -191,6 +206,10 @@ impl Conn {
             capture: false,
             req: Vec::new(),
             captured: Vec::new(),
+            link: 0,
+            stream: 0,
+            seq: 0,
+            tries: 0,
         }
     }
 
@@ -226,6 +245,8 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     report: WorkerReport,
     captured_server: bool,
     ending: bool,
+    /// HTTP/2: the connections the slots' streams go on.
+    h2: Option<Box<multiplex::Links>>,
 }
 
 fn connect_outcome(errno: i32) -> Outcome {
@@ -244,12 +265,20 @@ fn connect_outcome(errno: i32) -> Outcome {
 }
 
 impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
-    pub fn new(cfg: WorkerConfig<'a>, sink: S, mut flow: F) -> std::io::Result<Self> {
+    pub fn new(mut cfg: WorkerConfig<'a>, sink: S, mut flow: F) -> std::io::Result<Self> {
         let n = cfg.connections;
         let next_due = cfg.schedule.due(0);
         let users = (0..n as u64)
             .map(|s| flow.user(cfg.user_base + s * cfg.user_stride))
             .collect();
+        let h2 = cfg.h2.take().map(|(streams, request)| {
+            Box::new(multiplex::Links::new(
+                streams,
+                n,
+                cfg.tls.is_some(),
+                request,
+            ))
+        });
         let mut w = Worker {
             epoll: Epoll::new()?,
             sink,
@@ -269,10 +298,16 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             report: WorkerReport::default(),
             captured_server: false,
             ending: false,
+            h2,
             cfg,
         };
         match &w.cfg.mode {
-            Mode::Pooled { .. } => w.closed = (0..n as u32).rev().collect(),
+            Mode::Pooled { .. } => {
+                w.closed = match &w.h2 {
+                    Some(h) => h.pool_order(n),
+                    None => (0..n as u32).rev().collect(),
+                }
+            }
             Mode::PerUser { windows, .. } => {
                 for (idx, &(start, stop)) in windows.iter().enumerate() {
                     let c = &mut w.conns[idx];
@@ -347,6 +382,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             if let Some(Reverse((t, _))) = self.timers.peek() {
                 wake = wake.min(*t);
             }
+            self.h2_flush();
             let timeout_ms = if self.ready.is_empty() {
                 wake.saturating_sub(now)
                     .div_ceil(1_000_000)
@@ -544,6 +580,9 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         }
         if !c.busy() {
             self.close(idx);
+            if self.h2.is_some() {
+                self.h2_retire(idx);
+            }
         }
     }
 
@@ -565,7 +604,9 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         c.handshaken_at = 0;
         c.captured.clear();
         c.parser.reset(c.head, capture_server);
-        if c.st == St::Idle {
+        if self.h2.is_some() {
+            self.h2_begin(idx, now);
+        } else if c.st == St::Idle {
             self.write(idx, now);
         } else {
             self.connect(idx, now);
@@ -636,49 +677,18 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         let now = self.now();
         let c = &mut self.conns[idx];
         let Some(tls) = c.tls.as_mut() else { return };
-        let mut fd = Fd(c.fd);
-        let failure = loop {
-            while tls.wants_write() {
-                match tls.write_tls(&mut fd) {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                    Err(_) => break,
-                }
+        match crate::tls::drive_handshake(tls, c.fd) {
+            Handshake::Pending => {}
+            Handshake::Failed(o) => {
+                self.close(idx);
+                self.complete(idx, o, now);
             }
-            if !tls.is_handshaking() {
-                break None;
+            Handshake::Done => {
+                c.handshaken_at = now;
+                note_handshake(&mut self.report, tls);
+                self.write(idx, now);
             }
-            match tls.read_tls(&mut fd) {
-                // The server hung up mid-handshake: not a TLS server, or it refused us.
-                Ok(0) => break Some(Outcome::TlsHandshake),
-                Ok(_) => {
-                    if let Err(e) = tls.process_new_packets() {
-                        let _ = tls.write_tls(&mut fd); // The alert, best effort.
-                        break Some(crate::tls::classify(&e));
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return,
-                Err(_) => break Some(Outcome::Reset),
-            }
-        };
-        if let Some(o) = failure {
-            self.close(idx);
-            self.complete(idx, o, now);
-            return;
         }
-        c.handshaken_at = now;
-        if tls.handshake_kind() == Some(rustls::HandshakeKind::Resumed) {
-            self.report.tls_resumed += 1;
-        } else {
-            self.report.tls_full += 1;
-        }
-        if self.report.tls_version.is_none() {
-            self.report.tls_version = tls.protocol_version().map(|v| format!("{v:?}"));
-            self.report.tls_cipher = tls
-                .negotiated_cipher_suite()
-                .map(|s| format!("{:?}", s.suite()));
-        }
-        self.write(idx, now);
     }
 
     fn write(&mut self, idx: usize, now: u64) {
@@ -698,21 +708,11 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 let _ = tls.writer().write_all(req);
                 c.written = req.len();
             }
-            let mut fd = Fd(c.fd);
-            while tls.wants_write() {
-                match tls.write_tls(&mut fd) {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                        c.st = St::Writing;
-                        return;
-                    }
-                    Err(_) => {
-                        self.failed_before_response(idx, Outcome::Reset);
-                        return;
-                    }
-                }
+            match crate::tls::flush(tls, c.fd) {
+                Ok(true) => c.st = St::Reading,
+                Ok(false) => c.st = St::Writing,
+                Err(_) => self.failed_before_response(idx, Outcome::Reset),
             }
-            c.st = St::Reading;
             return;
         }
         loop {
@@ -738,6 +738,10 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     }
 
     fn on_event(&mut self, idx: usize, gen: u32, flags: u32) {
+        if self.h2.is_some() {
+            self.h2_event(idx, gen, flags);
+            return;
+        }
         let Some(c) = self.conns.get(idx) else { return };
         if c.gen != gen || c.fd < 0 {
             return; // An event for a socket this slot has since closed.
@@ -776,50 +780,11 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     }
 
     /// HTTPS: the next plaintext from the connection into `self.buf`, as a
-    /// plain `read` would return it (EAGAIN once drained); a TLS failure as
-    /// its outcome. Ciphertext is read into our own buffer and handed to
-    /// rustls, so a short read tells us the socket is drained, as in plain
-    /// HTTP, and no read is spent only to hear EAGAIN.
+    /// plain `read` would return it (see [`crate::tls::read_plain`]).
     fn tls_read(&mut self, idx: usize) -> Result<Result<usize, i32>, Outcome> {
         let c = &mut self.conns[idx];
         let tls = c.tls.as_mut().expect("a TLS connection");
-        loop {
-            match tls.reader().read(&mut self.buf) {
-                Ok(n) => return Ok(Ok(n)),
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                // Closed without close_notify: treat as end of file, as browsers do.
-                Err(_) => return Ok(Ok(0)),
-            }
-            if c.tls_drained {
-                c.tls_drained = false;
-                return Ok(Err(libc::EAGAIN));
-            }
-            let n = match sys::read(c.fd, &mut self.cipher) {
-                Ok(0) => return Ok(Ok(0)),
-                Ok(n) => n,
-                Err(e) => return Ok(Err(e)),
-            };
-            c.tls_drained = n < self.cipher.len();
-            let mut data = &self.cipher[..n];
-            while !data.is_empty() {
-                match tls.read_tls(&mut data) {
-                    Ok(0) => break,
-                    Ok(_) => {}
-                    Err(_) => return Err(Outcome::TlsHandshake),
-                }
-                if let Err(e) = tls.process_new_packets() {
-                    return Err(crate::tls::classify(&e));
-                }
-            }
-            if tls.wants_write() {
-                let mut fd = Fd(c.fd);
-                while tls.wants_write() {
-                    if tls.write_tls(&mut fd).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
+        crate::tls::read_plain(tls, c.fd, &mut c.tls_drained, &mut self.buf, &mut self.cipher)
     }
 
     /// Reads and frames until the response is complete or the socket is drained.
@@ -1045,6 +1010,10 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
 
     /// Fails requests that ran past their deadline.
     fn sweep(&mut self, now: u64) {
+        if self.h2.is_some() {
+            self.h2_sweep(now);
+            return;
+        }
         for idx in 0..self.conns.len() {
             let c = &self.conns[idx];
             if c.busy() && now >= c.deadline {
@@ -1064,6 +1033,9 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     fn finish(&mut self) {
         self.ending = true;
         let now = self.now();
+        if self.h2.is_some() {
+            self.h2_abort();
+        }
         for idx in 0..self.conns.len() {
             let c = &mut self.conns[idx];
             if c.busy() {
@@ -1079,5 +1051,20 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         }
         self.sink.finish(now);
         self.report.ended_at = now;
+    }
+}
+
+/// Counts a finished handshake and keeps the first one's version and cipher.
+fn note_handshake(report: &mut WorkerReport, tls: &rustls::ClientConnection) {
+    if tls.handshake_kind() == Some(rustls::HandshakeKind::Resumed) {
+        report.tls_resumed += 1;
+    } else {
+        report.tls_full += 1;
+    }
+    if report.tls_version.is_none() {
+        report.tls_version = tls.protocol_version().map(|v| format!("{v:?}"));
+        report.tls_cipher = tls
+            .negotiated_cipher_suite()
+            .map(|s| format!("{:?}", s.suite()));
     }
 }

@@ -47,7 +47,22 @@ pub struct Plan {
     /// HTTPS settings (used when the target is https://).
     #[serde(default)]
     pub tls: TlsOptions,
+    /// HTTP/2 instead of HTTP/1.1 (ALPN over TLS, prior knowledge on plain TCP).
+    #[serde(default)]
+    pub http2: Option<Http2>,
 }
+
+/// How HTTP/2 connections are used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Http2 {
+    /// Concurrent streams per connection: `-c 10 --streams 100` keeps up to
+    /// 1,000 requests in flight (fewer if the server allows fewer streams).
+    pub streams: u32,
+}
+
+/// Most streams per connection `--streams` accepts (RFC 9113 has no limit;
+/// servers advertise 100-256).
+pub const MAX_STREAMS: u32 = 65_536;
 
 /// How HTTPS connections are made and verified.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -325,6 +340,36 @@ impl PlanBuilder {
             }
             if p.timeouts.connect.is_zero() {
                 self.error("--connect-timeout", "must be longer than 0s", None);
+            }
+            if let Some(h2) = p.http2 {
+                if h2.streams == 0 || h2.streams > MAX_STREAMS {
+                    self.error(
+                        "--streams",
+                        format!("must be between 1 and {MAX_STREAMS}"),
+                        Some("e.g. --http2 -c 10 --streams 100"),
+                    );
+                }
+                if h2.streams > 1 && matches!(p.load, Load::Users { .. }) {
+                    self.error(
+                        "--streams",
+                        "virtual users send one request at a time on their own connection",
+                        Some("use --streams with -c (closed model) or --rate (open model)"),
+                    );
+                }
+                if !p.keepalive {
+                    self.error(
+                        "--no-keepalive",
+                        "applies to HTTP/1.1 only: HTTP/2 connections carry many requests",
+                        Some("drop --no-keepalive, or drop --http2 to measure a connection per request"),
+                    );
+                }
+                if p.socket.proxy.is_some() {
+                    self.error(
+                        "--proxy",
+                        "HTTP/2 through a proxy is not supported",
+                        Some("drop --http2 to go through the proxy with HTTP/1.1"),
+                    );
+                }
             }
         }
         match plan {

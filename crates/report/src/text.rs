@@ -84,6 +84,16 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
             count(t.resumed_handshakes)
         )?;
     }
+    if let Some(h) = &r.http2 {
+        write!(w, "  HTTP/2, {} streams per connection", h.streams)?;
+        if let Some(m) = h.server_max_streams {
+            write!(w, " (server allows {m})")?;
+        }
+        if h.goaways > 0 {
+            write!(w, "; {} connections retired by GOAWAY", count(h.goaways))?;
+        }
+        writeln!(w)?;
+    }
     writeln!(w)?;
     writeln!(
         w,

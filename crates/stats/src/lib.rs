@@ -11,6 +11,7 @@ pub mod threshold;
 
 pub use recorder::{BodyLengths, Recorder, RecorderOptions, StepTotals, Totals};
 pub use result::{
+    Http2Info,
     BodyLength, CheckResult, ClientLoad, End, EndReason, Environment, Histograms, RunFacts,
     RunResult, StepResult, Summary, TlsInfo, SATURATED, SCHEMA,
 };

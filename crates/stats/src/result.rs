@@ -40,6 +40,9 @@ pub struct RunResult {
     pub server_software: Option<String>,
     /// HTTPS: what was negotiated and how it was verified.
     pub tls: Option<TlsInfo>,
+    /// HTTP/2 facts; None for HTTP/1.1.
+    #[serde(default)]
+    pub http2: Option<Http2Info>,
     pub series: Vec<SecondRow>,
     pub histograms: Histograms,
     /// Scenario runs: figures per step, in step order.
@@ -67,6 +70,19 @@ pub struct TlsInfo {
     /// Handshakes that resumed an earlier session, and full ones.
     pub resumed_handshakes: u64,
     pub full_handshakes: u64,
+}
+
+/// HTTP/2 facts of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Http2Info {
+    /// Concurrent streams per connection asked for (--streams).
+    pub streams: u32,
+    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS a server sent, if any:
+    /// below `streams`, fewer requests were in flight than asked.
+    pub server_max_streams: Option<u32>,
+    /// Connections the server retired with GOAWAY (their unprocessed
+    /// requests were re-sent: see `summary.retries`).
+    pub goaways: u64,
 }
 
 /// One scenario step's figures.
@@ -235,6 +251,8 @@ pub struct RunFacts {
     pub step_names: Vec<String>,
     /// HTTPS runs.
     pub tls: Option<TlsInfo>,
+    /// HTTP/2 runs.
+    pub http2: Option<Http2Info>,
     pub checks: Vec<CheckResult>,
 }
 
@@ -280,6 +298,15 @@ impl RunResult {
                  checked"
                     .into(),
             );
+        }
+        if let Some(h) = &f.http2 {
+            if let Some(m) = h.server_max_streams.filter(|&m| m < h.streams) {
+                warnings.push(format!(
+                    "the server allows {m} concurrent streams per connection, fewer than \
+                     --streams {}: at most {m} requests were in flight per connection",
+                    h.streams
+                ));
+            }
         }
         let resource = t.count(Outcome::ClientResource);
         if resource > 0 {
@@ -339,6 +366,7 @@ impl RunResult {
             },
             server_software: f.server_software,
             tls: f.tls.clone(),
+            http2: f.http2.clone(),
             series,
             histograms: Histograms {
                 latency: encode(&t.latency),

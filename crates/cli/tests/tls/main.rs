@@ -1,18 +1,20 @@
-//! HTTPS against real nginx (Debian's, with `ssl`): verification failures
-//! with the default options, success with --cacert and --insecure, counts
-//! exact at the server, session resumption, mutual TLS, and the TLS outcome
-//! classes. Certificates are generated here with rcgen.
+//! HTTPS and HTTP/2 against real nginx (Debian's, with `ssl` and `http2`):
+//! verification failures with the default options, success with --cacert
+//! and --insecure, counts exact at the server, session resumption, mutual
+//! TLS, the TLS outcome classes, and HTTP/2 multiplexing, stream limits and
+//! GOAWAY (in `h2.rs`). Certificates are generated here with rcgen.
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, SanType};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 #[path = "../support/mod.rs"]
 mod support;
 use support::yace;
+
+mod h2;
 
 /// `yace run ARGS` with a JSON result; each call gets its own file.
 fn run(args: &[&str]) -> (std::process::Output, Value) {
@@ -79,13 +81,19 @@ fn free_port() -> u16 {
 }
 
 /// Our own nginx: one TLS server, one with an expired certificate, one
-/// plain-HTTP, one requiring client certificates; stub_status counts requests.
+/// plain-HTTP, one requiring client certificates, HTTP/2 over TLS and as
+/// h2c, and HTTP/2 with few streams and GOAWAY after 50 requests per
+/// connection; stub_status counts requests.
 struct Nginx {
     child: Child,
     tls: u16,
     expired: u16,
     plain: u16,
     mtls: u16,
+    h2: u16,
+    h2c: u16,
+    h2_strict: u16,
+    status: u16,
     pki: Pki,
 }
 
@@ -103,7 +111,9 @@ impl Nginx {
             .into_iter()
             .find(|p| Path::new(p).exists());
         let nginx = nginx.expect("nginx is not installed: run scripts/test.sh, which installs it");
-        let dir = std::env::temp_dir().join(format!("yace-tls-{}", std::process::id()));
+        static STARTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let k = STARTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("yace-tls-{}-{k}", std::process::id()));
         let pki = make_pki(&dir);
         let (tls, expired, plain, mtls, status) = (
             free_port(),
@@ -112,6 +122,11 @@ impl Nginx {
             free_port(),
             free_port(),
         );
+        let (h2, h2c, h2_strict) = (free_port(), free_port(), free_port());
+        std::fs::create_dir_all(dir.join("www")).unwrap();
+        // 300 KB: many DATA frames, past the default 64 KiB window.
+        let big: Vec<u8> = (0..300_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        std::fs::write(dir.join("www/big.txt"), big).unwrap();
         let d = dir.to_string_lossy();
         let conf = format!(
             r#"
@@ -138,6 +153,15 @@ http {{
     ssl_client_certificate {d}/ca.pem; ssl_verify_client on;
     location / {{ return 200 "hello client\n"; }} }}
   server {{ listen 127.0.0.1:{status}; location / {{ stub_status; }} }}
+  server {{ listen 127.0.0.1:{h2} ssl http2; server_name localhost;
+    ssl_certificate {d}/server.pem; ssl_certificate_key {d}/server.key;
+    location / {{ return 200 "hello h2\n"; }}
+    location /big.txt {{ root {d}/www; }} }}
+  server {{ listen 127.0.0.1:{h2c} http2; location / {{ return 200 "hello h2c\n"; }} }}
+  server {{ listen 127.0.0.1:{h2_strict} ssl http2; server_name localhost;
+    ssl_certificate {d}/server.pem; ssl_certificate_key {d}/server.key;
+    keepalive_requests 50; http2_max_concurrent_streams 8;
+    location / {{ return 200 "few streams\n"; }} }}
 }}
 "#
         );
@@ -161,11 +185,14 @@ http {{
             expired,
             plain,
             mtls,
+            h2,
+            h2c,
+            h2_strict,
+            status,
             pki,
         };
         for _ in 0..200 {
             if std::net::TcpStream::connect(("127.0.0.1", status)).is_ok() {
-                STATUS_PORT.get_or_init(|| status);
                 return n;
             }
             std::thread::sleep(Duration::from_millis(25));
@@ -177,8 +204,6 @@ http {{
     }
 }
 
-static STATUS_PORT: OnceLock<u16> = OnceLock::new();
-
 /// One nginx for the cases, stopped (by Drop) when they end, pass or fail.
 fn with_nginx<T>(f: impl FnOnce(&Nginx) -> T) -> T {
     let nginx = Nginx::start();
@@ -186,9 +211,9 @@ fn with_nginx<T>(f: impl FnOnce(&Nginx) -> T) -> T {
 }
 
 /// Requests nginx has handled so far (stub_status), this read included.
-fn served() -> u64 {
+fn served(ng: &Nginx) -> u64 {
     use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", *STATUS_PORT.get().unwrap())).unwrap();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", ng.status)).unwrap();
     s.write_all(b"GET / HTTP/1.0\r\n\r\n").unwrap();
     let mut t = String::new();
     s.read_to_string(&mut t).unwrap();
@@ -232,7 +257,7 @@ fn tls() {
         );
 
         // 2. --cacert: verified, counts exact at the server.
-        let before = served();
+        let before = served(ng);
         let (out, r) = run(&[&url, "-c", "4", "-n", "400", "-t", "2", "--cacert", &ca]);
         assert!(
             out.status.success(),
@@ -241,7 +266,7 @@ fn tls() {
         );
         assert_eq!(n(&r, "summary.responses"), 400, "{}", r["outcomes"]);
         // The later read counts the earlier one too.
-        assert_eq!(served() - before - 1, 400);
+        assert_eq!(served(ng) - before - 1, 400);
         assert_eq!(r["tls"]["verified"], true);
         assert!(
             r["tls"]["version"].as_str().unwrap().contains("TLS"),
