@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# bench/run.sh — yace vs wrk, side by side, against a private nginx on 127.0.0.1.
+# bench/run.sh — yace vs wrk (HTTP/1.1) and vs h2load (HTTP/2), side by side,
+# against a private nginx on 127.0.0.1.
 #
 #   bench/run.sh                                  # all modes, both tools, 3 reps x 10 s
 #   MODES=keepalive,close,conn10k REPS=5 bench/run.sh
@@ -7,8 +8,10 @@
 #   YACE=/path/to/yace bench/run.sh               # skip `cargo build`
 #
 # Environment (defaults in brackets):
-#   TOOLS     comma list of wrk,yace                 [wrk,yace]
-#   MODES     comma list of keepalive,close,conn10k,https  [keepalive,close,conn10k,https]
+#   TOOLS     comma list of wrk,yace,h2load          [wrk,yace,h2load]
+#             (wrk runs the HTTP/1.1 modes, h2load the h2 mode, yace all)
+#   MODES     comma list of keepalive,close,conn10k,https,h2  [all five]
+#   H2_STREAMS  h2 mode: concurrent streams per connection (h2load -m, yace --streams) [10]
 #   REPS      repetitions per mode and tool          [3; QUICK: 1]
 #   DURATION  seconds per run, "10" or "10s"         [10s; QUICK: 2s]
 #   QUICK=1   smoke mode; the report goes to bench/out/ instead of bench/results/
@@ -41,8 +44,9 @@ if [[ $QUICK == 1 ]]; then
 fi
 DURATION=${DURATION:-10s}
 REPS=${REPS:-3}
-TOOLS=${TOOLS:-wrk,yace}
-MODES=${MODES:-keepalive,close,conn10k,https}
+TOOLS=${TOOLS:-wrk,yace,h2load}
+MODES=${MODES:-keepalive,close,conn10k,https,h2}
+H2_STREAMS=${H2_STREAMS:-10}
 SETTLE=${SETTLE:-1}
 QUIET_MAX_BUSY=${QUIET_MAX_BUSY:-10}
 RUN_MAX_OTHER=${RUN_MAX_OTHER:-15}
@@ -55,18 +59,26 @@ DUR=${BASH_REMATCH[1]}
 
 IFS=, read -r -a TOOL_LIST <<<"$TOOLS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
-for t in "${TOOL_LIST[@]}"; do [[ $t == wrk || $t == yace ]] || die "unknown tool '$t' (wrk, yace)"; done
+for t in "${TOOL_LIST[@]}"; do [[ $t == wrk || $t == yace || $t == h2load ]] || die "unknown tool '$t' (wrk, yace, h2load)"; done
 for m in "${MODE_LIST[@]}"; do
-    [[ $m == keepalive || $m == close || $m == conn10k || $m == https ]] || die "unknown mode '$m' (keepalive, close, conn10k, https)"
+    [[ $m == keepalive || $m == close || $m == conn10k || $m == https || $m == h2 ]] || die "unknown mode '$m' (keepalive, close, conn10k, https, h2)"
 done
+[[ $H2_STREAMS =~ ^[0-9]+$ ]] && (( H2_STREAMS >= 1 )) || die 'H2_STREAMS must be a positive integer'
 has_tool() { [[ ",$TOOLS," == *",$1,"* ]]; }
 has_mode() { [[ ",$MODES," == *",$1,"* ]]; }
+# The peer a mode is measured against: wrk speaks only HTTP/1.1, h2load is
+# the HTTP/2 reference (nghttp2).
+peer_for() { [[ $1 == h2 ]] && echo h2load || echo wrk; }
+applies() {   # tool mode: does this tool run in this mode?
+    [[ $1 == yace ]] || [[ $1 == "$(peer_for "$2")" ]]
+}
 
 # Connections per mode.
 conns_for() {
     case $1 in
         keepalive) echo 50 ;;
         https)     echo 50 ;;
+        h2)        echo 10 ;;
         close)     echo 50 ;;
         conn10k)   echo 10000 ;;
     esac
@@ -77,6 +89,7 @@ install_deps() {
     local missing=()
     command -v nginx >/dev/null 2>&1 || missing+=(nginx)
     if has_tool wrk; then command -v wrk >/dev/null 2>&1 || missing+=(wrk); fi
+    if has_tool h2load && has_mode h2; then command -v h2load >/dev/null 2>&1 || missing+=(nghttp2-client); fi
     # GNU time (not the shell keyword): it accepts -f.
     /usr/bin/time -f '%U' true >/dev/null 2>&1 || missing+=(time)
     command -v ps >/dev/null 2>&1 || missing+=(procps)
@@ -177,6 +190,7 @@ start_nginx() {
     for attempt in 1 2 3 4 5; do
         PORT=$(free_port)
         TLS_PORT=$(free_port)
+        H2_PORT=$(free_port)
         if [[ ! -s $NGX_DIR/cert.pem ]]; then
             # A throwaway self-signed certificate for the https mode (both clients skip verification, as wrk cannot verify).
             openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
@@ -187,6 +201,7 @@ start_nginx() {
         sed -e "s|@PREFIX@|$NGX_DIR|g" \
             -e "s|@PORT@|$PORT|g" \
             -e "s|@TLS_PORT@|$TLS_PORT|g" \
+            -e "s|@H2_PORT@|$H2_PORT|g" \
             -e "s|@NOFILE@|$NOFILE|g" \
             -e "s|@WORKER_CONNECTIONS@|$(( NOFILE - 64 ))|g" \
             -e "s|@BACKLOG@|4096|g" \
@@ -264,7 +279,11 @@ client_cmd() {   # tool mode -> prints argv, one word per line
     conns=$(conns_for "$mode")
     local url=$URL
     [[ $mode == https ]] && url="https://127.0.0.1:$TLS_PORT/"
+    [[ $mode == h2 ]] && url="https://127.0.0.1:$H2_PORT/"
     case $tool in
+        h2load)
+            printf '%s\n' taskset -c 1 h2load -t1 -c "$conns" -m "$H2_STREAMS" -D "$DUR" "$url"
+            ;;
         wrk)
             printf '%s\n' taskset -c 1 wrk -t1 "-c$conns" "-d${DUR}s"
             [[ $mode == close ]] && printf '%s\n' -H 'Connection: close'
@@ -273,7 +292,8 @@ client_cmd() {   # tool mode -> prints argv, one word per line
         yace)
             printf '%s\n' taskset -c 1 "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s"
             [[ $mode == close ]] && printf '%s\n' --no-keepalive
-            [[ $mode == https ]] && printf '%s\n' --insecure
+            [[ $mode == https || $mode == h2 ]] && printf '%s\n' --insecure
+            [[ $mode == h2 ]] && printf '%s\n' --http2 --streams "$H2_STREAMS"
             ;;
     esac
     return 0
@@ -388,7 +408,7 @@ log "modes: $MODES; tools: $TOOLS; $REPS rep(s) x ${DUR}s; logs in $OUT_DIR"
 for mode in "${MODE_LIST[@]}"; do
     for rep in $(seq "$REPS"); do
         for tool in "${TOOL_LIST[@]}"; do        # interleaved: A B A B ...
-            run_one "$mode" "$tool" "$rep"
+            applies "$tool" "$mode" && run_one "$mode" "$tool" "$rep"
         done
     done
 done
@@ -415,21 +435,23 @@ if [[ -n $(git -C "$REPO" status --porcelain -- . ':(exclude)bench/results' ':(e
 fi
 nginx_version=$(nginx -v 2>&1 | sed 's/^nginx version: //')
 wrk_version=$( (wrk -v 2>&1 || true) | head -n1 | sed 's/ Copyright.*//')
+h2load_version=$( (h2load --version 2>&1 || true) | head -n1)
 yace_version=
 if has_tool yace; then yace_version=$("$YACE" --version 2>/dev/null | head -n1 || true); fi
 
 REPORT="$OUT_DIR/report.md"
 {
-    echo "## yace vs wrk — $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "## yace vs wrk and h2load — $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo
     echo "- machine: \`$host\`, $(nproc) CPUs, ${cpu_model:-unknown CPU}, kernel $(uname -r), ${mem_gib} GiB RAM"
     echo "- nginx: $nginx_version (1 worker, pinned to CPU 0, \`return 200 \"hello world\\n\"\`, access_log off)"
-    echo "- wrk: ${wrk_version:-n/a}"
+    echo "- wrk: ${wrk_version:-n/a}; h2load: ${h2load_version:-n/a}"
     echo "- yace: commit \`$commit\`${yace_version:+ ($yace_version)}${YACE:+, binary \`$YACE\`}"
     echo "- settings: TOOLS=$TOOLS MODES=$MODES REPS=$REPS DURATION=${DUR}s QUICK=$QUICK; ulimit -n $NOFILE; clients pinned to CPU 1; runs interleaved"
     echo "- commands (URL is the private nginx on a free port):"
     for mode in "${MODE_LIST[@]}"; do
         for tool in "${TOOL_LIST[@]}"; do
+            applies "$tool" "$mode" || continue
             mapfile -t argv < <(client_cmd "$tool" "$mode")
             echo "  - $mode / $tool: \`/usr/bin/time -f '%U %S %M %e' $(quote_cmd "${argv[@]}")\`"
         done
@@ -470,19 +492,19 @@ for mode in order_modes:
             act=med([int(r["mid_active"]) for r in ok if r["mid_active"] != "NA"]),
         )
 
-print("| mode | conns | tool | ok runs | req/s (median) | req/CPU-s (median) | user µs/req | sys µs/req | peak RSS MiB | server-side conns mid-run | yace/wrk req/CPU-s |")
+print("| mode | conns | tool | ok runs | req/s (median) | req/CPU-s (median) | user µs/req | sys µs/req | peak RSS MiB | server-side conns mid-run | yace/peer req/CPU-s |")
 print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for (mode, tool), st in stats.items():
     ratio = ""
-    wrk = stats.get((mode, "wrk"))
-    if tool == "yace" and wrk and wrk["rpc"] and st["rpc"]:
-        ratio = f"**{st['rpc'] / wrk['rpc']:.3f}**"
+    peer = stats.get((mode, "h2load" if mode == "h2" else "wrk"))
+    if tool == "yace" and peer and peer["rpc"] and st["rpc"]:
+        ratio = f"**{st['rpc'] / peer['rpc']:.3f}**"
     print(f"| {mode} | {st['conns']} | {tool} | {st['runs']} | {fmt(st['rps'], ',.0f')} | {fmt(st['rpc'], ',.0f')} "
           f"| {fmt(st['uus'], '.3f')} | {fmt(st['sus'], '.3f')} | {fmt(st['rss'], '.1f')} | {fmt(st['act'], '.0f')} | {ratio} |")
 PY
     echo
     echo "req/s = requests counted by nginx stub_status ÷ wall time of the run; req/CPU-s = the same count ÷ the client's user+sys seconds (GNU time)."
-    echo "The ratio is yace's median req/CPU-s ÷ wrk's (> 1: yace does more work per CPU-second than wrk)."
+    echo "The ratio is yace's median req/CPU-s ÷ its peer's: wrk for the HTTP/1.1 modes, h2load for h2 (> 1: yace does more work per CPU-second). h2 mode: HTTPS with ALPN h2, $H2_STREAMS streams per connection."
     if (( ${#WARNINGS[@]} )); then
         echo
         echo "Warnings:"

@@ -23,6 +23,8 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 compgen -G '/usr/lib/apache2/modules/libphp*.so' >/dev/null || need+=(libapache2-mod-php)
 compgen -G '/usr/sbin/php-fpm*' >/dev/null || need+=(php-fpm)
 command -v ab >/dev/null 2>&1 || need+=(apache2-utils)
+# h2load: the HTTP/2 peer in the benchmark.
+command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
