@@ -57,6 +57,8 @@ fn stats_match_exactly_what_was_sent() {
         .collect(),
         by_status: BTreeMap::from([(200, 8), (404, 1), (503, 1)]),
         bytes_out: wire as u64,
+        h2_requests: 0,
+        h2_connections: 0,
     };
     let mut s = Client::connect(addr);
     assert_eq!(stats_over_http(&mut s, "/_stats"), expected);
