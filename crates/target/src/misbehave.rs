@@ -145,11 +145,6 @@ impl Kind {
         }
     }
 
-    /// Whether this is one of HTTP/2's misbehaviours (the rest are HTTP/1.1's).
-    pub(crate) fn is_h2(self) -> bool {
-        matches!(self, Kind::Rst | Kind::Refuse | Kind::GoAway)
-    }
-
     fn param(self) -> Option<Param> {
         let drip = Param {
             key: "ms",
@@ -388,11 +383,7 @@ pub(crate) async fn respond(
             })
         }
         Kind::Rst | Kind::Refuse | Kind::GoAway => {
-            let h = head(
-                "501 Not Implemented",
-                &[text, &length(H2_ONLY.len())],
-                conn,
-            );
+            let h = head("501 Not Implemented", &[text, &length(H2_ONLY.len())], conn);
             c.canned(route, 501, &[&h, H2_ONLY]);
             Ok(honest)
         }

@@ -258,11 +258,14 @@ pub(crate) enum Body {
     Filler(u64),
     /// `/chunked`: `chunks` pieces of `size` filler bytes each: chunks over
     /// HTTP/1.1, DATA frames over HTTP/2.
-    Chunks { chunks: u64, size: u64 },
+    Chunks {
+        chunks: u64,
+        size: u64,
+    },
 }
 
 impl Reply<'_> {
-    fn text(route: Route, status: u16, body: Body) -> Reply<'static> {
+    pub(crate) fn text(route: Route, status: u16, body: Body) -> Reply<'static> {
         Reply {
             route: Some(route),
             status,
@@ -283,7 +286,9 @@ pub(crate) async fn reply<'a>(ask: Ask<'a>, shared: &Shared) -> Reply<'a> {
             content_type: "application/octet-stream",
             ..Reply::text(Route::Bytes, 200, Body::Filler(n))
         },
-        Target::Vary { min, max } => Reply::text(Route::Vary, 200, Body::Filler(random_in(min, max))),
+        Target::Vary { min, max } => {
+            Reply::text(Route::Vary, 200, Body::Filler(random_in(min, max)))
+        }
         Target::Sleep(ms) => {
             tokio::time::sleep(Duration::from_millis(ms)).await;
             let body = format!("slept {ms} ms\n").into_bytes();

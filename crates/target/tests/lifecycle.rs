@@ -162,6 +162,7 @@ fn url_and_address() {
     let any = Server::start(Config {
         addr: "0.0.0.0:0".parse().unwrap(),
         threads: 1,
+        ..Config::default()
     })
     .unwrap();
     assert_eq!(
@@ -174,6 +175,7 @@ fn url_and_address() {
     if let Ok(server) = Server::start(Config {
         addr: v6,
         threads: 1,
+        ..Config::default()
     }) {
         let port = server.local_addr().port();
         assert_eq!(server.url(), format!("http://[::1]:{port}/"));
@@ -187,6 +189,7 @@ fn binding_a_taken_port_is_an_error() {
     let err = Server::start(Config {
         addr: server.local_addr(),
         threads: 1,
+        ..Config::default()
     })
     .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse);
