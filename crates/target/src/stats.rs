@@ -21,10 +21,12 @@ use crate::misbehave::Kind;
 /// entries that are non-zero.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Stats {
-    /// Requests whose response was started (its head handed to the socket),
-    /// plus the requests a `/bad/...` route read and deliberately left
-    /// unanswered (`/bad/close`, `/bad/silent`). Those have no status, so
-    /// `by_status` can add up to less than this.
+    /// Requests whose response was started (its head handed to the socket,
+    /// or to h2), plus the requests a `/bad/...` route deliberately left
+    /// unanswered (`/bad/close`, `/bad/silent`, and HTTP/2's `/bad/rst` and
+    /// `/bad/refuse`). Those have no status, so `by_status` can add up to
+    /// less than this. HTTP/2 streams refused after a GOAWAY are not
+    /// requests.
     pub requests: u64,
     /// Accepted TCP connections.
     pub connections: u64,
