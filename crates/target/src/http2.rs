@@ -8,7 +8,10 @@
 //! request bodies, waits and large response bodies get one.
 
 use std::future::poll_fn;
+use std::io;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -17,8 +20,9 @@ use h2::{Reason, RecvStream, SendStream};
 use http::header::{self, HeaderMap, HeaderValue};
 use http::request::Parts;
 use http::{Method, Request, Response, StatusCode};
+use tokio::io::{AsyncRead, AsyncWrite, BufWriter, ReadBuf};
 
-use crate::conn::{BodyError, FILLER, MAX_ECHO_BODY};
+use crate::conn::{BodyError, FILLER, MAX_ECHO_BODY, WRITE_BATCH};
 use crate::http::{find_cookie, SESSION_COOKIE};
 use crate::misbehave::Kind;
 use crate::routes::{self, Ask, Body, Reply, Target};
@@ -45,7 +49,8 @@ const AT_ONCE_PIECES: u64 = 64;
 const MAX_SLICE: u64 = FILLER.len() as u64 - 64;
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
-type Connection = server::Connection<Rewind, Bytes>;
+type Io = Unvectored<BufWriter<Rewind>>;
+type Connection = server::Connection<Io, Bytes>;
 
 /// Whether the first bytes of a connection are HTTP/2's preface; `None`
 /// while they are a prefix of it and too few to tell.
@@ -78,6 +83,7 @@ pub(crate) async fn serve(io: Rewind, shared: Arc<Shared>) {
         .max_concurrent_streams(shared.h2_max_streams)
         .initial_window_size(STREAM_WINDOW)
         .initial_connection_window_size(CONNECTION_WINDOW);
+    let io = Unvectored(BufWriter::with_capacity(WRITE_BATCH, io));
     let handshake = builder.handshake::<_, Bytes>(io);
     let Ok(Ok(mut h2)) = tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await else {
         return;
@@ -423,6 +429,40 @@ impl Rest {
                 }
             }
         }
+    }
+}
+
+/// How h2 gets its writes out. Offered vectored writes, h2 writes every
+/// DATA frame over 256 bytes on its own (and flushes after it), which for
+/// small frames such as `/chunked`'s is a syscall each; without, it copies
+/// frames under 1 KiB into its buffer and writes them together. A larger
+/// frame then comes as its head and its payload, which the `BufWriter`
+/// below joins into one write.
+struct Unvectored<T>(T);
+
+impl<T: AsyncRead + Unpin> AsyncRead for Unvectored<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().0).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Unvectored<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().0).poll_write(cx, buf)
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().0).poll_flush(cx)
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().0).poll_shutdown(cx)
     }
 }
 
