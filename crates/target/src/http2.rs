@@ -415,6 +415,9 @@ impl Rest {
                 // Reset by the client, or the connection is gone.
                 _ => return,
             };
+            // All of it is handed to h2 below, before it can write any.
+            tally.bytes(granted);
+            tally.flush(&shared.counters);
             while granted > 0 {
                 let n = granted.min(self.piece - at).min(MAX_SLICE);
                 let start = (at % 64) as usize;
@@ -422,8 +425,6 @@ impl Rest {
                 granted -= n;
                 self.left -= n;
                 at = (at + n) % self.piece;
-                tally.bytes(n);
-                tally.flush(&shared.counters);
                 if self.stream.send_data(data, self.left == 0).is_err() {
                     return;
                 }
