@@ -268,4 +268,16 @@ pub struct ServeArgs {
     /// With --tls: write the certificate (PEM) here, e.g. for `yace run --cacert FILE`.
     #[arg(long = "tls-cert-out", value_name = "FILE", requires = "tls")]
     pub tls_cert_out: Option<PathBuf>,
+
+    /// HTTP/2 (always on: ALPN h2 with --tls, h2c with prior knowledge
+    /// without): streams a client may have open at once on one connection
+    /// (SETTINGS_MAX_CONCURRENT_STREAMS). Default 128, like nginx.
+    #[arg(long = "h2-max-streams", value_name = "N")]
+    pub h2_max_streams: Option<String>,
+
+    /// HTTP/2: after N requests on a connection, a graceful GOAWAY (like
+    /// nginx's keepalive_requests); streams opened past it are refused.
+    /// Default: no limit.
+    #[arg(long = "h2-max-requests", value_name = "N")]
+    pub h2_max_requests: Option<String>,
 }

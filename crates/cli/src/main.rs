@@ -85,9 +85,25 @@ fn serve(a: args::ServeArgs) -> Result<u8, Failure> {
             a.bind
         ))
     })?;
+    let at_least_one = |flag: &str, value: &Option<String>, max: u64| {
+        let Some(s) = value.as_deref() else {
+            return Ok(None);
+        };
+        match plan::parse_count(flag, s) {
+            Ok(n) if (1..=max).contains(&n) => Ok(Some(n)),
+            Ok(_) => Err(Failure::usage(format!(
+                "{flag}: '{s}' is out of range: use a whole number from 1 to {max}"
+            ))),
+            Err(e) => Err(Failure::usage(e.to_string())),
+        }
+    };
+    let h2_max_streams = at_least_one("--h2-max-streams", &a.h2_max_streams, u32::MAX.into())?
+        .map_or(target::H2_MAX_STREAMS, |n| n as u32);
     let config = target::Config {
         addr: std::net::SocketAddr::new(ip, a.port),
         threads: a.threads,
+        h2_max_streams,
+        h2_max_requests: at_least_one("--h2-max-requests", &a.h2_max_requests, u64::MAX)?,
     };
     let idle_close = match a.idle_close.as_deref() {
         None => None,

@@ -9,8 +9,10 @@ use crate::stream::Stream;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::http::{self, BodyLen, ConnHeader, Framing, Head, HeadError};
+use crate::http2;
 use crate::routes;
 use crate::stats::{Route, Tally};
+use crate::stream::Rewind;
 use crate::Shared;
 
 const INITIAL_READ_BUF: usize = 4 * 1024;
@@ -59,6 +61,9 @@ pub(crate) struct Conn {
     stale_after: Option<Duration>,
     /// `/bad/close-every` responses so far on this connection.
     close_every: u64,
+    /// No request yet, and no protocol agreed by ALPN: the first bytes may
+    /// be HTTP/2's preface.
+    sniff: bool,
 }
 
 /// What becomes of a connection after a response.
@@ -76,6 +81,9 @@ pub(crate) enum After {
     Abandon,
     /// The client has gone: nothing to do.
     Gone,
+    /// The client opened with HTTP/2's preface: the connection, and what
+    /// was read of it, go to `http2`.
+    Http2,
 }
 
 /// Why a request body could not be read.
@@ -89,6 +97,7 @@ pub(crate) enum BodyError {
 }
 
 pub(crate) async fn serve(stream: Stream, shared: Arc<Shared>) {
+    let sniff = !stream.alpn_agreed();
     let mut conn = Conn {
         stream,
         rbuf: vec![0; INITIAL_READ_BUF],
@@ -100,6 +109,7 @@ pub(crate) async fn serve(stream: Stream, shared: Arc<Shared>) {
         split: None,
         stale_after: None,
         close_every: 0,
+        sniff,
     };
     // I/O errors only mean the client is gone; there is nobody to tell.
     match conn.run().await {
@@ -112,6 +122,21 @@ pub(crate) async fn serve(stream: Stream, shared: Arc<Shared>) {
         }
         Ok(After::Abandon) => {
             let _ = conn.stream.shutdown().await;
+        }
+        Ok(After::Http2) => {
+            let Conn {
+                stream,
+                mut rbuf,
+                pos,
+                end,
+                shared,
+                ..
+            } = conn;
+            rbuf.truncate(end);
+            rbuf.drain(..pos);
+            // Boxed: HTTP/2's state is large, and every HTTP/1.1
+            // connection's future would otherwise make room for it.
+            return Box::pin(http2::serve(Rewind::new(stream, rbuf), shared)).await;
         }
         Ok(After::KeepAlive | After::Gone) | Err(_) => {}
     }
@@ -126,6 +151,18 @@ impl Conn {
             if self.pos == self.end {
                 if let Some(end) = self.await_request().await? {
                     return Ok(end);
+                }
+            }
+            if self.sniff {
+                match http2::sniff(&self.rbuf[self.pos..self.end]) {
+                    Some(true) => return Ok(After::Http2),
+                    Some(false) => self.sniff = false,
+                    None => {
+                        if !self.fill().await? {
+                            return Ok(After::Gone);
+                        }
+                        continue;
+                    }
                 }
             }
             let head = match http::parse_head(&self.rbuf[self.pos..self.end]) {

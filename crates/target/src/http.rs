@@ -113,7 +113,7 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, HeadError>
             head.expect_continue = h.value.trim_ascii().eq_ignore_ascii_case(b"100-continue");
         } else if name.eq_ignore_ascii_case("cookie") && head.target.wants_session() {
             if let Some(id) = find_cookie(h.value, SESSION_COOKIE) {
-                head.session = Some(id);
+                head.session = Some(id.to_owned());
             }
         } else if name.eq_ignore_ascii_case("content-type") && head.target.wants_content_type() {
             head.content_type = std::str::from_utf8(h.value).ok().map(str::to_owned);
@@ -151,7 +151,7 @@ fn parse_content_length(value: &[u8]) -> Option<u64> {
 
 /// Finds `name`'s value in a `Cookie` header. Values that could not have come
 /// from a `Set-Cookie` of ours are ignored rather than trusted as map keys.
-fn find_cookie(header: &[u8], name: &str) -> Option<String> {
+pub(crate) fn find_cookie<'h>(header: &'h [u8], name: &str) -> Option<&'h str> {
     header.split(|&b| b == b';').find_map(|pair| {
         let pair = pair.trim_ascii();
         let value = pair.strip_prefix(name.as_bytes())?.strip_prefix(b"=")?;
@@ -160,7 +160,8 @@ fn find_cookie(header: &[u8], name: &str) -> Option<String> {
             && value
                 .iter()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b','));
-        valid.then(|| String::from_utf8_lossy(value).into_owned())
+        // All ASCII once valid, so it is UTF-8.
+        valid.then(|| std::str::from_utf8(value).ok()).flatten()
     })
 }
 

@@ -1,4 +1,5 @@
-//! `yace-target`: the embedded reference HTTP/1.1 server that yace loads.
+//! `yace-target`: the embedded reference HTTP/1.1 and HTTP/2 server that
+//! yace loads.
 //!
 //! It backs `yace serve`, `yace run` without a URL, the integration tests
 //! (which check what the server saw through [`Server::stats`] or
@@ -29,6 +30,29 @@
 //! than 64 fields get 431, malformed ones 400; both then close. All of this
 //! holds except under `/bad/`, whose routes break it on purpose.
 //!
+//! # HTTP/2
+//!
+//! Always on, on the same port. Under TLS, ALPN offers `h2` first and
+//! `http/1.1`; a TLS client that offers no protocol may still open with
+//! HTTP/2's preface. On plain TCP, a connection whose first bytes are the
+//! preface (`PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n`, h2c with prior knowledge) is
+//! served as HTTP/2; anything else takes the HTTP/1.1 path as before (no
+//! `Upgrade: h2c`).
+//!
+//! Every route answers as over HTTP/1.1: same status, body, `Server`,
+//! `Content-Type`, `Content-Length` and `Set-Cookie` (cookies may come split
+//! over several `cookie` fields). `/chunked` sends each chunk as a DATA
+//! frame and no length; `/close` answers, then sends GOAWAY; `?split=N` is
+//! ignored. `/echo` reads its body under flow control, giving the window
+//! back as it arrives. The server offers a 1 MiB stream and 16 MiB
+//! connection receive window, and
+//! [`Config::h2_max_streams`] concurrent streams (default 128). GOAWAY is
+//! always graceful (streams already open finish, the connection closes
+//! after the last; streams the client opened before it saw the GOAWAY get
+//! `REFUSED_STREAM` and are not counted). It is sent after `/close`,
+//! `/bad/goaway`, [`Config::h2_max_requests`] streams, and
+//! [`Hostile::idle_close`] without a new stream.
+//!
 //! # Routes
 //!
 //! Numbers in routes and queries are whole decimal numbers; a bad or
@@ -43,7 +67,7 @@
 //! | `/vary?min=A&max=B` | 200 with a random body length in A..=B (default 1..=2048), like a dynamic page. |
 //! | `/status/N` | status N (200–599, else 400) with body `N <reason>\n`; 204 and 304 have no body. |
 //! | `/chunked?chunks=K&size=S` | 200, `Transfer-Encoding: chunked`, K chunks of S bytes (default 4 × 32) then the zero-length last chunk. HTTP/1.0 clients get the same bytes with a `Content-Length`. |
-//! | `/close` | 200 with `Connection: close`, then the connection is closed. |
+//! | `/close` | 200 with `Connection: close`, then the connection is closed (HTTP/2: GOAWAY). |
 //! | `/echo` | 200 echoing the request body (up to 16 MiB, 413 beyond) with the request's `Content-Type`. |
 //! | `/_stats` | 200 `application/json`: the [`Stats`]. `?reset=1` returns them and zeroes the counters. Not counted itself. |
 //! | anything else | 404, counted as route `other`. |
@@ -54,13 +78,16 @@
 //! Any route takes `?split=N` (1 ≤ N ≤ 65536): its response is written N
 //! bytes at a time, each piece after a ~1 ms pause, so that the client gets
 //! it in many small reads. Earlier pipelined responses still go out whole.
+//! HTTP/1.1 only.
 //!
 //! # Misbehaviours
 //!
 //! Routes under `/bad/` answer wrongly on purpose, for testing what a client
-//! makes of a broken server. They answer every method alike (a `HEAD` gets
-//! the body too) and are counted each under its own path. Unless the table
-//! says it closes, the connection is kept alive as usual.
+//! makes of a broken server. They answer every method alike (over
+//! HTTP/1.1 a `HEAD` gets the body too) and are counted each under its own path. Unless the table
+//! says it closes, the connection is kept alive as usual. Each belongs to
+//! one protocol: asked for over the other, it answers 501 (counted under
+//! its path).
 //!
 //! | Route | Answer |
 //! | --- | --- |
@@ -86,6 +113,9 @@
 //! | `/bad/http10` | an `HTTP/1.0` status line with a 19-byte body, close. |
 //! | `/bad/idle-close?ms=N` | 200 with a 23-byte body; if the connection is then idle for N ms (default 200), the next request on it is met with a close (FIN then RST, the request unread, not counted): the stale keep-alive race, made deterministic. |
 //! | `/bad/close-every?n=N` | 200 with a 12-byte body, and every Nth such response on a connection (default 3) is followed by a close its head did not announce. |
+//! | `/bad/rst` | HTTP/2: RST_STREAM `INTERNAL_ERROR` instead of an answer; the connection goes on. Counted, with no status. |
+//! | `/bad/refuse` | HTTP/2: RST_STREAM `REFUSED_STREAM` instead of an answer (the client may retry it). Counted, with no status. |
+//! | `/bad/goaway` | HTTP/2: 200 `going away\n`, then a graceful GOAWAY. |
 //!
 //! What no path can select is set with [`Hostile`] through
 //! [`Server::start_with`] (or `yace-target --on-accept close|reset
@@ -98,6 +128,7 @@
 
 mod conn;
 mod http;
+mod http2;
 mod misbehave;
 mod routes;
 mod session;
@@ -115,7 +146,7 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpSocket};
 
 pub use stats::Stats;
-use stream::Stream;
+use stream::{Rewind, Stream};
 pub use tls::TlsIdentity;
 
 /// How long shutting the runtime down may take before the tasks that have
@@ -123,13 +154,27 @@ pub use tls::TlsIdentity;
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 const LISTEN_BACKLOG: u32 = 4096;
 
-/// Where and with how much parallelism to serve.
+/// HTTP/2's default [`Config::h2_max_streams`]: nginx's
+/// `http2_max_concurrent_streams`, so that clients meet a familiar limit.
+pub const H2_MAX_STREAMS: u32 = 128;
+
+/// Where and with how much parallelism to serve, and HTTP/2's limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     /// Address to bind; port 0 picks a free port (see [`Server::local_addr`]).
     pub addr: SocketAddr,
     /// Runtime worker threads; 0 means one per available CPU.
     pub threads: usize,
+    /// The `SETTINGS_MAX_CONCURRENT_STREAMS` an HTTP/2 connection offers:
+    /// how many requests a client may have open on it at once. At least 1;
+    /// default [`H2_MAX_STREAMS`].
+    pub h2_max_streams: u32,
+    /// After this many streams on one HTTP/2 connection, a graceful GOAWAY:
+    /// open streams finish, any the client opened before it saw the GOAWAY
+    /// are refused (`REFUSED_STREAM`, uncounted), and the connection closes
+    /// (nginx's `keepalive_requests`, which HTTP/2 obeys too). At least 1;
+    /// `None`, the default, sets no limit.
+    pub h2_max_requests: Option<u64>,
 }
 
 impl Default for Config {
@@ -137,6 +182,8 @@ impl Default for Config {
         Config {
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             threads: 0,
+            h2_max_streams: H2_MAX_STREAMS,
+            h2_max_requests: None,
         }
     }
 }
@@ -172,6 +219,8 @@ pub(crate) struct Shared {
     pub(crate) hostile: Hostile,
     /// `--tls`: connections are TLS, accepted with this.
     pub(crate) tls: Option<tokio_rustls::TlsAcceptor>,
+    pub(crate) h2_max_streams: u32,
+    pub(crate) h2_max_requests: Option<u64>,
 }
 
 /// A server running on its own background threads (its own tokio runtime, so
@@ -209,11 +258,25 @@ impl Server {
     }
 
     /// Like [`Server::start_with`], serving HTTPS with `tls` when given.
+    ///
+    /// Fails with [`io::ErrorKind::InvalidInput`] for a zero HTTP/2 limit.
     pub fn start_full(
         config: Config,
         hostile: Hostile,
         tls: Option<&TlsIdentity>,
     ) -> io::Result<Server> {
+        if config.h2_max_streams == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "h2_max_streams must be at least 1",
+            ));
+        }
+        if config.h2_max_requests == Some(0) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "h2_max_requests must be at least 1",
+            ));
+        }
         let acceptor = tls.map(TlsIdentity::acceptor).transpose()?;
         let threads = match config.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -224,6 +287,8 @@ impl Server {
             sessions: Default::default(),
             hostile,
             tls: acceptor,
+            h2_max_streams: config.h2_max_streams,
+            h2_max_requests: config.h2_max_requests,
         });
         let (stop, stop_rx) = mpsc::channel();
         let (stopped_tx, stopped) = mpsc::channel();
@@ -396,7 +461,12 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
                     if let Ok(Ok(tls)) =
                         tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream)).await
                     {
-                        conn::serve(Stream::Tls(Box::new(tls)), shared).await;
+                        let stream = Stream::Tls(Box::new(tls));
+                        if stream.alpn_h2() {
+                            http2::serve(Rewind::new(stream, Vec::new()), shared).await;
+                        } else {
+                            conn::serve(stream, shared).await;
+                        }
                     }
                 });
             }

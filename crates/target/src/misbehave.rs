@@ -1,7 +1,9 @@
 //! `/bad/...`: answers that break HTTP/1.1 on purpose, one way per path, for
 //! checking what a client makes of a broken or hostile server. The crate
 //! docs list what each path sends; [`crate::Hostile`] covers what no path
-//! can select (acting at accept, keep-alive timeouts).
+//! can select (acting at accept, keep-alive timeouts). A few paths are
+//! HTTP/2's own (stream resets, GOAWAY; `http2` plays them); each protocol
+//! answers the other's with 501, since they have no meaning there.
 //!
 //! Every `/bad` route answers every method alike, so a `HEAD` gets the body
 //! too. Each is counted in the stats under its own path; the two that read
@@ -59,7 +61,18 @@ pub(crate) enum Kind {
     Http10,
     IdleClose,
     CloseEvery,
+    /// HTTP/2 only: RST_STREAM INTERNAL_ERROR instead of an answer.
+    Rst,
+    /// HTTP/2 only: RST_STREAM REFUSED_STREAM instead of an answer.
+    Refuse,
+    /// HTTP/2 only: an answer, then a graceful GOAWAY.
+    GoAway,
 }
+
+/// The 501 body of an HTTP/2 misbehaviour asked for over HTTP/1.1.
+const H2_ONLY: &[u8] = b"this misbehaviour is HTTP/2 only\n";
+/// The 501 body of an HTTP/1.1 misbehaviour asked for over HTTP/2.
+pub(crate) const H1_ONLY: &str = "this misbehaviour is HTTP/1.1 only\n";
 
 /// A route's one query parameter: name, default, bounds and the 400 body
 /// for a value out of them.
@@ -72,7 +85,7 @@ struct Param {
 }
 
 impl Kind {
-    pub(crate) const COUNT: usize = 22;
+    pub(crate) const COUNT: usize = 25;
     pub(crate) const ALL: [Kind; Kind::COUNT] = [
         Kind::Close,
         Kind::ResetMidBody,
@@ -96,6 +109,9 @@ impl Kind {
         Kind::Http10,
         Kind::IdleClose,
         Kind::CloseEvery,
+        Kind::Rst,
+        Kind::Refuse,
+        Kind::GoAway,
     ];
 
     /// The path, which is also the route's name in the stats.
@@ -123,6 +139,9 @@ impl Kind {
             Kind::Http10 => "/bad/http10",
             Kind::IdleClose => "/bad/idle-close",
             Kind::CloseEvery => "/bad/close-every",
+            Kind::Rst => "/bad/rst",
+            Kind::Refuse => "/bad/refuse",
+            Kind::GoAway => "/bad/goaway",
         }
     }
 
@@ -362,6 +381,11 @@ pub(crate) async fn respond(
             } else {
                 honest
             })
+        }
+        Kind::Rst | Kind::Refuse | Kind::GoAway => {
+            let h = head("501 Not Implemented", &[text, &length(H2_ONLY.len())], conn);
+            c.canned(route, 501, &[&h, H2_ONLY]);
+            Ok(honest)
         }
     }
 }

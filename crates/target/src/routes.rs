@@ -9,6 +9,7 @@ use crate::http::{self, BodyLen, ConnHeader, Head};
 use crate::misbehave::{self, Bad};
 use crate::session::{new_session_id, random_in};
 use crate::stats::Route;
+use crate::Shared;
 
 /// Largest body `/bytes`, `/vary` and `/chunked` will send.
 pub(crate) const MAX_BODY: u64 = 1 << 30;
@@ -125,6 +126,12 @@ impl Target {
         }
     }
 
+    /// Whether answering takes a wait (`/sleep`, `/session`), so that
+    /// answers that are ready should not wait for it.
+    pub(crate) fn waits(&self) -> bool {
+        matches!(self, Target::Sleep(_) | Target::Session(_))
+    }
+
     pub(crate) fn wants_session(&self) -> bool {
         matches!(self, Target::Session(_))
     }
@@ -216,6 +223,141 @@ const ROOT_HEAD: &[u8] = concat!(
 .as_bytes();
 const ROOT_BODY: &[u8] = b"hello world\n";
 
+/// What a route needs from a request beyond its target, whichever protocol
+/// it came over.
+pub(crate) struct Ask<'a> {
+    pub(crate) target: &'a Target,
+    /// The `YACESESSID` cookie (looked for on `/session` only).
+    pub(crate) session: Option<&'a str>,
+    /// The request's `Content-Type` (kept for `/echo` only).
+    pub(crate) content_type: Option<&'a str>,
+    /// The request body, when the route keeps it (`/echo`).
+    pub(crate) body: Option<Vec<u8>>,
+}
+
+/// What an honest route answers, decided once for both protocols; each
+/// frames it its own way (HTTP/1.1 chunks, HTTP/2 DATA frames).
+#[derive(Debug)]
+pub(crate) struct Reply<'a> {
+    /// `None` for `/_stats`, which is counted nowhere.
+    pub(crate) route: Option<Route>,
+    pub(crate) status: u16,
+    pub(crate) content_type: &'a str,
+    pub(crate) body: Body,
+    /// `Set-Cookie` value, for a `/session` that made a new session.
+    pub(crate) cookie: Option<String>,
+}
+
+#[derive(Debug)]
+pub(crate) enum Body {
+    /// 204 and 304: no body, no `Content-Type`.
+    None,
+    Static(&'static [u8]),
+    Owned(Vec<u8>),
+    /// N bytes of [`FILLER`](crate::conn::FILLER) (`/bytes`, `/vary`).
+    Filler(u64),
+    /// `/chunked`: `chunks` pieces of `size` filler bytes each: chunks over
+    /// HTTP/1.1, DATA frames over HTTP/2.
+    Chunks {
+        chunks: u64,
+        size: u64,
+    },
+}
+
+impl Reply<'_> {
+    pub(crate) fn text(route: Route, status: u16, body: Body) -> Reply<'static> {
+        Reply {
+            route: Some(route),
+            status,
+            content_type: "text/plain",
+            body,
+            cookie: None,
+        }
+    }
+}
+
+/// Decides the answer to any target but `/bad/...` (each protocol plays its
+/// own misbehaviours), after the waiting `/sleep` and `/session` do. Ready
+/// at once for targets that do not [wait](Target::waits).
+pub(crate) async fn reply<'a>(ask: Ask<'a>, shared: &Shared) -> Reply<'a> {
+    match *ask.target {
+        Target::Root => Reply::text(Route::Root, 200, Body::Static(ROOT_BODY)),
+        Target::Bytes(n) => Reply {
+            content_type: "application/octet-stream",
+            ..Reply::text(Route::Bytes, 200, Body::Filler(n))
+        },
+        Target::Vary { min, max } => {
+            Reply::text(Route::Vary, 200, Body::Filler(random_in(min, max)))
+        }
+        Target::Sleep(ms) => {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            let body = format!("slept {ms} ms\n").into_bytes();
+            Reply::text(Route::Sleep, 200, Body::Owned(body))
+        }
+        Target::Session(ms) => {
+            let (id, fresh) = match ask.session {
+                Some(id) => (id.to_owned(), false),
+                None => (new_session_id(), true),
+            };
+            {
+                let ticket = shared.sessions.enter(&id);
+                let _turn = ticket.lock().await;
+                if ms > 0 {
+                    tokio::time::sleep(Duration::from_millis(ms)).await;
+                }
+            }
+            Reply {
+                cookie: fresh.then(|| format!("{}={id}; Path=/", http::SESSION_COOKIE)),
+                ..Reply::text(
+                    Route::Session,
+                    200,
+                    Body::Owned(format!("session {id}\n").into_bytes()),
+                )
+            }
+        }
+        Target::Status(status) => {
+            let body = if matches!(status, 204 | 304) {
+                Body::None
+            } else {
+                Body::Owned(format!("{status} {}\n", http::reason(status)).into_bytes())
+            };
+            Reply::text(Route::Status, status, body)
+        }
+        Target::Chunked { chunks, size } => {
+            Reply::text(Route::Chunked, 200, Body::Chunks { chunks, size })
+        }
+        Target::Close => Reply::text(Route::Close, 200, Body::Static(b"closing connection\n")),
+        Target::Echo => Reply {
+            route: Some(Route::Echo),
+            status: 200,
+            content_type: ask.content_type.unwrap_or("application/octet-stream"),
+            body: Body::Owned(ask.body.unwrap_or_default()),
+            cookie: None,
+        },
+        Target::Stats { reset } => {
+            let stats = shared.counters.snapshot(reset);
+            // Serialising plain integers and strings cannot fail.
+            let json = serde_json::to_vec(&stats).unwrap_or_default();
+            Reply {
+                route: None,
+                status: 200,
+                content_type: "application/json",
+                body: Body::Owned(json),
+                cookie: None,
+            }
+        }
+        Target::NotFound => Reply::text(Route::Other, 404, Body::Static(b"not found\n")),
+        Target::Invalid(route, why) => Reply::text(route, 400, Body::Static(why.as_bytes())),
+        // An HTTP/1.1 misbehaviour asked for over HTTP/2 (which plays its
+        // own before asking here).
+        Target::Bad(bad) => Reply::text(
+            Route::Bad(bad.kind),
+            501,
+            Body::Static(misbehave::H1_ONLY.as_bytes()),
+        ),
+    }
+}
+
 /// Writes (or queues) the response to one request. Returns what becomes of
 /// the connection.
 pub(crate) async fn respond(c: &mut Conn, head: &Head, body: Option<Vec<u8>>) -> io::Result<After> {
@@ -240,194 +382,75 @@ async fn answer(c: &mut Conn, head: &Head, body: Option<Vec<u8>>) -> io::Result<
         (true, true) => ConnHeader::KeepAlive,
         (true, false) => ConnHeader::Omit,
     };
-    let body_wanted = !head.is_head;
     match head.target {
         Target::Root => {
             // The hot path: pre-encoded pieces, appended to the batch.
-            let body: &[u8] = if body_wanted { ROOT_BODY } else { b"" };
+            let body: &[u8] = if head.is_head { b"" } else { ROOT_BODY };
             c.canned(Route::Root, 200, &[ROOT_HEAD, conn.line(), b"\r\n", body]);
-        }
-        Target::Bytes(n) => {
-            c.head(
-                Route::Bytes,
-                200,
-                "application/octet-stream",
-                BodyLen::Length(n),
-                conn,
-                &[],
-            );
-            if body_wanted {
-                c.filler(n).await?;
-            }
-        }
-        Target::Vary { min, max } => {
-            let n = random_in(min, max);
-            c.head(
-                Route::Vary,
-                200,
-                "text/plain",
-                BodyLen::Length(n),
-                conn,
-                &[],
-            );
-            if body_wanted {
-                c.filler(n).await?;
-            }
-        }
-        Target::Sleep(ms) => {
-            // Earlier pipelined responses should not wait for this one.
-            c.flush().await?;
-            tokio::time::sleep(Duration::from_millis(ms)).await;
-            text(
-                c,
-                head,
-                Route::Sleep,
-                200,
-                conn,
-                &format!("slept {ms} ms\n"),
-                &[],
-            );
-        }
-        Target::Session(ms) => {
-            let (id, fresh) = match &head.session {
-                Some(id) => (id.clone(), false),
-                None => (new_session_id(), true),
-            };
-            c.flush().await?;
-            let shared = c.shared.clone();
-            {
-                let ticket = shared.sessions.enter(&id);
-                let _turn = ticket.lock().await;
-                if ms > 0 {
-                    tokio::time::sleep(Duration::from_millis(ms)).await;
-                }
-            }
-            let cookie = format!("{}={id}; Path=/", http::SESSION_COOKIE);
-            let extra: &[(&str, &str)] = if fresh {
-                &[("Set-Cookie", &cookie)]
-            } else {
-                &[]
-            };
-            text(
-                c,
-                head,
-                Route::Session,
-                200,
-                conn,
-                &format!("session {id}\n"),
-                extra,
-            );
-        }
-        Target::Status(status) => {
-            let reason = format!("{status} {}\n", http::reason(status));
-            if matches!(status, 204 | 304) {
-                c.head(Route::Status, status, "", BodyLen::Bodiless, conn, &[]);
-            } else {
-                text(c, head, Route::Status, status, conn, &reason, &[]);
-            }
-        }
-        Target::Chunked { chunks, size } => chunked_body(c, head, conn, chunks, size).await?,
-        Target::Close => text(
-            c,
-            head,
-            Route::Close,
-            200,
-            conn,
-            "closing connection\n",
-            &[],
-        ),
-        Target::Echo => {
-            let body = body.unwrap_or_default();
-            let ctype = head
-                .content_type
-                .as_deref()
-                .unwrap_or("application/octet-stream");
-            c.head(
-                Route::Echo,
-                200,
-                ctype,
-                BodyLen::Length(body.len() as u64),
-                conn,
-                &[],
-            );
-            if body_wanted {
-                c.body(&body);
-            }
-        }
-        Target::Stats { reset } => {
-            let stats = c.shared.counters.snapshot(reset);
-            let json = serde_json::to_vec(&stats).map_err(io::Error::other)?;
-            let out = c.uncounted();
-            let len = BodyLen::Length(json.len() as u64);
-            http::push_head(out, 200, "application/json", len, conn, &[]);
-            if body_wanted {
-                out.extend_from_slice(&json);
-            }
+            return Ok(if keep { After::KeepAlive } else { After::Close });
         }
         Target::Bad(bad) => return misbehave::respond(c, bad, keep, conn).await,
-        Target::NotFound => text(c, head, Route::Other, 404, conn, "not found\n", &[]),
-        Target::Invalid(route, why) => text(c, head, route, 400, conn, why, &[]),
+        // Earlier pipelined responses should not wait for this one.
+        _ if head.target.waits() => c.flush().await?,
+        _ => {}
     }
+    let ask = Ask {
+        target: &head.target,
+        session: head.session.as_deref(),
+        content_type: head.content_type.as_deref(),
+        body,
+    };
+    let reply = reply(ask, &c.shared).await;
+    write(c, head, conn, reply).await?;
     Ok(if keep { After::KeepAlive } else { After::Close })
 }
 
-fn text(
-    c: &mut Conn,
-    head: &Head,
-    route: Route,
-    status: u16,
-    conn: ConnHeader,
-    body: &str,
-    extra: &[(&str, &str)],
-) {
-    c.head(
-        route,
-        status,
-        "text/plain",
-        BodyLen::Length(body.len() as u64),
-        conn,
-        extra,
-    );
-    if !head.is_head {
-        c.body(body.as_bytes());
-    }
-}
-
-async fn chunked_body(
-    c: &mut Conn,
-    head: &Head,
-    conn: ConnHeader,
-    chunks: u64,
-    size: u64,
-) -> io::Result<()> {
-    // HTTP/1.0 has no chunked coding: such a client gets the same bytes
-    // with a Content-Length.
-    if head.http10 {
-        let total = chunks * size;
-        c.head(
-            Route::Chunked,
-            200,
-            "text/plain",
-            BodyLen::Length(total),
-            conn,
-            &[],
-        );
-        if !head.is_head {
-            c.filler(total).await?;
+/// Frames a reply as HTTP/1.1.
+async fn write(c: &mut Conn, head: &Head, conn: ConnHeader, reply: Reply<'_>) -> io::Result<()> {
+    let len = match reply.body {
+        Body::None => BodyLen::Bodiless,
+        Body::Static(b) => BodyLen::Length(b.len() as u64),
+        Body::Owned(ref b) => BodyLen::Length(b.len() as u64),
+        Body::Filler(n) => BodyLen::Length(n),
+        // HTTP/1.0 has no chunked coding: such a client gets the same bytes
+        // with a Content-Length.
+        Body::Chunks { chunks, size } if head.http10 => BodyLen::Length(chunks * size),
+        Body::Chunks { .. } => BodyLen::Chunked,
+    };
+    let cookie;
+    let extra: &[(&str, &str)] = match &reply.cookie {
+        Some(value) => {
+            cookie = [("Set-Cookie", value.as_str())];
+            &cookie
+        }
+        None => &[],
+    };
+    let Some(route) = reply.route else {
+        // `/_stats`: not counted.
+        let out = c.uncounted();
+        http::push_head(out, reply.status, reply.content_type, len, conn, extra);
+        if let (false, Body::Owned(json)) = (head.is_head, &reply.body) {
+            out.extend_from_slice(json);
         }
         return Ok(());
-    }
-    c.head(
-        Route::Chunked,
-        200,
-        "text/plain",
-        BodyLen::Chunked,
-        conn,
-        &[],
-    );
+    };
+    c.head(route, reply.status, reply.content_type, len, conn, extra);
     if head.is_head {
         return Ok(());
     }
+    match reply.body {
+        Body::None => {}
+        Body::Static(b) => c.body(b),
+        Body::Owned(b) => c.body(&b),
+        Body::Filler(n) => c.filler(n).await?,
+        Body::Chunks { chunks, size } if head.http10 => c.filler(chunks * size).await?,
+        Body::Chunks { chunks, size } => write_chunks(c, chunks, size).await?,
+    }
+    Ok(())
+}
+
+/// `/chunked`'s body: the chunks, then the last chunk.
+async fn write_chunks(c: &mut Conn, chunks: u64, size: u64) -> io::Result<()> {
     let mut line = Vec::with_capacity(20);
     for _ in 0..chunks {
         line.clear();

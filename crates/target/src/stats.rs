@@ -21,10 +21,12 @@ use crate::misbehave::Kind;
 /// entries that are non-zero.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Stats {
-    /// Requests whose response was started (its head handed to the socket),
-    /// plus the requests a `/bad/...` route read and deliberately left
-    /// unanswered (`/bad/close`, `/bad/silent`). Those have no status, so
-    /// `by_status` can add up to less than this.
+    /// Requests whose response was started (its head handed to the socket,
+    /// or to h2), plus the requests a `/bad/...` route deliberately left
+    /// unanswered (`/bad/close`, `/bad/silent`, and HTTP/2's `/bad/rst` and
+    /// `/bad/refuse`). Those have no status, so `by_status` can add up to
+    /// less than this. HTTP/2 streams refused after a GOAWAY are not
+    /// requests.
     pub requests: u64,
     /// Accepted TCP connections.
     pub connections: u64,
@@ -36,9 +38,18 @@ pub struct Stats {
     pub by_route: BTreeMap<String, u64>,
     /// Requests by response status code.
     pub by_status: BTreeMap<u16, u64>,
-    /// Response bytes (heads and bodies, including `100 Continue` interim
-    /// responses) handed to the socket.
+    /// Response bytes handed to the socket: over HTTP/1.1 heads and bodies
+    /// (including `100 Continue` interim responses), over HTTP/2 the bodies
+    /// (DATA payloads) only, since HPACK makes a head's size depend on what
+    /// the connection sent before.
     pub bytes_out: u64,
+    /// Of `requests`, those that came over HTTP/2.
+    #[serde(default)]
+    pub h2_requests: u64,
+    /// Of `connections`, those served as HTTP/2 (the preface and SETTINGS
+    /// exchanged).
+    #[serde(default)]
+    pub h2_connections: u64,
 }
 
 /// The fixed set of route names. Counting by route rather than by raw path
@@ -133,6 +144,8 @@ pub(crate) struct Counters {
     requests: AtomicU64,
     connections: AtomicU64,
     bytes_out: AtomicU64,
+    h2_requests: AtomicU64,
+    h2_connections: AtomicU64,
     routes: [AtomicU64; Route::COUNT],
     statuses: [AtomicU64; STATUS_SLOTS],
 }
@@ -143,6 +156,8 @@ impl Counters {
             requests: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             bytes_out: AtomicU64::new(0),
+            h2_requests: AtomicU64::new(0),
+            h2_connections: AtomicU64::new(0),
             routes: std::array::from_fn(|_| AtomicU64::new(0)),
             statuses: std::array::from_fn(|_| AtomicU64::new(0)),
         }
@@ -150,6 +165,10 @@ impl Counters {
 
     pub(crate) fn connection_accepted(&self) {
         self.connections.fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn h2_connection(&self) {
+        self.h2_connections.fetch_add(1, Relaxed);
     }
 
     /// Reads the counters; with `reset`, zeroes them in the same step (a swap
@@ -187,14 +206,18 @@ impl Counters {
             by_route,
             by_status,
             bytes_out: take(&self.bytes_out),
+            h2_requests: take(&self.h2_requests),
+            h2_connections: take(&self.h2_connections),
         }
     }
 }
 
 /// Per-connection counts not yet added to [`Counters`]. Batching them means a
 /// pipelined burst costs one round of atomic adds rather than one per request.
-#[derive(Default)]
 pub(crate) struct Tally {
+    /// An HTTP/2 connection's (or stream's): its requests count as HTTP/2
+    /// ones too.
+    h2: bool,
     requests: u64,
     bytes_out: u64,
     routes: [u64; Route::COUNT],
@@ -203,7 +226,27 @@ pub(crate) struct Tally {
     statuses: [(u16, u64); 4],
 }
 
+// By hand: arrays longer than 32 have no derived `Default`.
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally {
+            h2: false,
+            requests: 0,
+            bytes_out: 0,
+            routes: [0; Route::COUNT],
+            statuses: [(0, 0); 4],
+        }
+    }
+}
+
 impl Tally {
+    pub(crate) fn h2() -> Tally {
+        Tally {
+            h2: true,
+            ..Tally::default()
+        }
+    }
+
     /// A request left unanswered on purpose: counted, with no status.
     pub(crate) fn unanswered(&mut self, route: Route) {
         self.requests += 1;
@@ -239,6 +282,9 @@ impl Tally {
             return;
         }
         counters.requests.fetch_add(self.requests, Relaxed);
+        if self.h2 {
+            counters.h2_requests.fetch_add(self.requests, Relaxed);
+        }
         self.requests = 0;
         for (i, n) in self.routes.iter_mut().enumerate() {
             if *n > 0 {
@@ -341,8 +387,34 @@ mod tests {
             by_route: BTreeMap::from([("/".to_owned(), 2)]),
             by_status: BTreeMap::from([(200, 2)]),
             bytes_out: 10,
+            h2_requests: 1,
+            h2_connections: 1,
         };
         let json = serde_json::to_string(&s).unwrap();
         assert_eq!(serde_json::from_str::<Stats>(&json).unwrap(), s);
+    }
+
+    #[test]
+    fn h2_tallies_count_their_requests_as_h2_too() {
+        let c = Counters::new();
+        c.connection_accepted();
+        c.h2_connection();
+        let mut t = Tally::h2();
+        t.request(&c, Route::Root, 200);
+        t.unanswered(Route::Bad(Kind::Rst));
+        t.flush(&c);
+        let mut plain = Tally::default();
+        plain.request(&c, Route::Root, 200);
+        plain.flush(&c);
+        let s = c.snapshot(false);
+        assert_eq!((s.requests, s.h2_requests), (3, 2));
+        assert_eq!((s.connections, s.h2_connections), (1, 1));
+    }
+
+    #[test]
+    fn stats_without_h2_fields_still_parse() {
+        let json = r#"{"requests":1,"connections":1,"by_route":{},"by_status":{},"bytes_out":0}"#;
+        let s: Stats = serde_json::from_str(json).unwrap();
+        assert_eq!((s.h2_requests, s.h2_connections), (0, 0));
     }
 }

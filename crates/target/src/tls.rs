@@ -57,7 +57,8 @@ impl TlsIdentity {
             .with_no_client_auth()
             .with_single_cert(certs, key)
             .map_err(io::Error::other)?;
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        // HTTP/2 first: a client offering both gets it.
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
     }
 }

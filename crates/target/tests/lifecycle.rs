@@ -57,6 +57,8 @@ fn stats_match_exactly_what_was_sent() {
         .collect(),
         by_status: BTreeMap::from([(200, 8), (404, 1), (503, 1)]),
         bytes_out: wire as u64,
+        h2_requests: 0,
+        h2_connections: 0,
     };
     let mut s = Client::connect(addr);
     assert_eq!(stats_over_http(&mut s, "/_stats"), expected);
@@ -160,6 +162,7 @@ fn url_and_address() {
     let any = Server::start(Config {
         addr: "0.0.0.0:0".parse().unwrap(),
         threads: 1,
+        ..Config::default()
     })
     .unwrap();
     assert_eq!(
@@ -172,6 +175,7 @@ fn url_and_address() {
     if let Ok(server) = Server::start(Config {
         addr: v6,
         threads: 1,
+        ..Config::default()
     }) {
         let port = server.local_addr().port();
         assert_eq!(server.url(), format!("http://[::1]:{port}/"));
@@ -185,6 +189,7 @@ fn binding_a_taken_port_is_an_error() {
     let err = Server::start(Config {
         addr: server.local_addr(),
         threads: 1,
+        ..Config::default()
     })
     .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse);

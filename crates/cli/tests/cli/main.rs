@@ -11,6 +11,7 @@ mod doctor;
 mod errors;
 mod run;
 mod schema;
+mod serve_h2;
 mod signals;
 
 use std::process::Output;

@@ -45,6 +45,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Option<(Config, Hostile)> {
     let config = Config {
         addr: addr.parse().ok()?,
         threads: threads.parse().ok()?,
+        ..Config::default()
     };
     Some((config, hostile))
 }
