@@ -485,3 +485,36 @@ fn virtual_users_keep_their_cookies() {
         per(&closed)
     );
 }
+
+#[test]
+fn a_journey_runs_over_http2() {
+    // The same journey on HTTP/2 (h2c): cookies, extraction from headers and
+    // JSON bodies, checks and per-step figures work as on HTTP/1.1.
+    let _g = serial();
+    let s = server();
+    let plan = scenario_file("journey-h2", JOURNEY);
+    let (out, r) = run(
+        "journey-h2",
+        &[&s.url(), "-f", plan.to_str().unwrap(), "--http2"],
+    );
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = settled(&s);
+    let steps = r["steps"].as_array().unwrap();
+    let sent: u64 = steps.iter().map(|s| s["requests"].as_u64().unwrap()).sum();
+    assert_eq!(seen.h2_requests, sent, "{seen:?}");
+    assert_eq!(seen.h2_connections, 5, "a connection per user");
+    assert_eq!(n(&r, "summary.errors"), 0, "{}", r["outcomes"]);
+    for c in r["checks"].as_array().unwrap() {
+        let name = c["name"].as_str().unwrap();
+        if name.contains("sid") || name.contains("token") && !name.starts_with("json") {
+            assert_eq!(c["failed"], 0, "{c}");
+            assert!(c["passed"].as_u64().unwrap() > 0, "{c}");
+        }
+    }
+    assert_eq!(r["statuses"]["204"], steps[3]["responses"]);
+}

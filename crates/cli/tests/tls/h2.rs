@@ -4,7 +4,7 @@
 //! handled with zero failed requests, and a clear outcome when the server
 //! does not speak HTTP/2.
 
-use super::{n, run, served, with_nginx};
+use super::{n, run, served, support, with_nginx};
 
 #[test]
 fn http2() {
@@ -118,4 +118,148 @@ fn http2() {
         let (_, r) = run(&[&tls11, "--http2", "-c", "1", "-n", "3", "--cacert", &ca]);
         assert_eq!(n(&r, "outcomes.no_http2"), 3, "{}", r["outcomes"]);
     });
+}
+
+/// The embedded target, HTTP/2 limits as given.
+fn target(max_streams: u32, max_requests: Option<u64>) -> target::Server {
+    target::Server::start(target::Config {
+        threads: 1,
+        h2_max_streams: max_streams,
+        h2_max_requests: max_requests,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn streams_multiplex_requests_on_few_connections() {
+    let s = target(128, None);
+    let url = format!("{}sleep?ms=100", s.url());
+    let t = std::time::Instant::now();
+    let (out, r) = run(&[
+        &url, "--http2", "-c", "2", "--streams", "50", "-n", "400", "-t", "1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(n(&r, "summary.responses"), 400, "{}", r["outcomes"]);
+    // 100 in flight: four rounds of 100 ms. One request per connection
+    // at a time would take 20 s.
+    assert!(t.elapsed().as_secs_f64() < 4.0, "{:?}", t.elapsed());
+    let seen = support::settled(&s);
+    assert_eq!(seen.h2_requests, 400, "{seen:?}");
+    assert_eq!(seen.h2_connections, 2, "{seen:?}");
+    assert_eq!(n(&r, "summary.connections_opened"), 2);
+}
+
+#[test]
+fn goaway_after_n_requests_loses_and_repeats_nothing() {
+    let s = target(16, Some(20));
+    let (out, r) = run(&[
+        &s.url(),
+        "--http2",
+        "-c",
+        "3",
+        "--streams",
+        "16",
+        "-n",
+        "1000",
+        "-t",
+        "1",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(n(&r, "summary.responses"), 1000, "{}", r["outcomes"]);
+    assert_eq!(n(&r, "summary.errors"), 0, "{}", r["outcomes"]);
+    let seen = support::settled(&s);
+    assert_eq!(seen.h2_requests, 1000, "served once each: {seen:?}");
+    assert_eq!(seen.h2_connections, n(&r, "summary.connections_opened"));
+    assert!(n(&r, "http2.goaways") >= 45, "{}", r["http2"]);
+    assert_eq!(n(&r, "http2.server_max_streams"), 16);
+}
+
+#[test]
+fn stream_resets_and_refusals_are_classified() {
+    let s = target(128, None);
+    let (out, r) = run(&[
+        &format!("{}bad/rst", s.url()),
+        "--http2",
+        "-c",
+        "1",
+        "-n",
+        "10",
+    ]);
+    assert_eq!(n(&r, "outcomes.stream_reset"), 10, "{}", r["outcomes"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("RST_STREAM"));
+    let (_, r) = run(&[
+        &format!("{}bad/refuse", s.url()),
+        "--http2",
+        "-c",
+        "1",
+        "-n",
+        "5",
+    ]);
+    assert_eq!(n(&r, "outcomes.stream_refused"), 5, "{}", r["outcomes"]);
+    assert_eq!(n(&r, "summary.retries"), 10, "two re-sends each");
+    // The connection survives resets: one was enough.
+    assert_eq!(n(&r, "summary.connections_opened"), 1);
+}
+
+#[test]
+fn request_bodies_follow_the_servers_flow_control() {
+    let s = target(128, None);
+    let body = support::temp_path("h2-body.bin");
+    // Larger than the server's 1 MiB stream window: sent as it opens.
+    std::fs::write(&body, vec![b'x'; 3 << 20]).unwrap();
+    let (out, r) = run(&[
+        &format!("{}echo", s.url()),
+        "--http2",
+        "-m",
+        "POST",
+        "--body-file",
+        body.to_str().unwrap(),
+        "-c",
+        "1",
+        "--streams",
+        "4",
+        "-n",
+        "8",
+    ]);
+    assert!(out.status.success());
+    assert_eq!(n(&r, "summary.responses"), 8, "{}", r["outcomes"]);
+    assert_eq!(n(&r, "summary.body_bytes"), 8 * (3 << 20), "echoed whole");
+    assert_eq!(support::settled(&s).h2_requests, 8);
+}
+
+#[test]
+fn open_model_and_https_over_http2_on_the_embedded_target() {
+    let id = target::TlsIdentity::self_signed().unwrap();
+    let s = target::Server::start_full(Default::default(), Default::default(), Some(&id)).unwrap();
+    let ca = support::temp_path("h2-ca.pem");
+    std::fs::write(&ca, &id.cert_pem).unwrap();
+    let url = format!("https://localhost:{}/", s.local_addr().port());
+    let (out, r) = run(&[
+        &url,
+        "--http2",
+        "--rate",
+        "200",
+        "-d",
+        "1s",
+        "-c",
+        "2",
+        "--streams",
+        "10",
+        "--cacert",
+        ca.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(n(&r, "summary.responses"), 200, "{}", r["outcomes"]);
+    let seen = support::settled(&s);
+    assert_eq!(seen.h2_requests, 200);
+    assert_eq!(seen.h2_connections, 2, "both connections carry load");
 }
