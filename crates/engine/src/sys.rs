@@ -270,6 +270,23 @@ impl Epoll {
         cvt(unsafe { libc::epoll_ctl(self.fd, libc::EPOLL_CTL_ADD, fd, &mut ev) }).map(|_| ())
     }
 
+    /// Turns writability events for `fd` on or off. Edge-triggered EPOLLOUT
+    /// fires on every ACK that frees send-buffer space, so a long-lived
+    /// connection that rarely fills its buffer is woken for nothing; it
+    /// watches for room only while a write is blocked.
+    pub fn watch_out(&self, fd: RawFd, token: u64, on: bool) -> io::Result<()> {
+        let mut events = libc::EPOLLIN | libc::EPOLLRDHUP | libc::EPOLLET;
+        if on {
+            events |= libc::EPOLLOUT;
+        }
+        let mut ev = libc::epoll_event {
+            events: events as u32,
+            u64: token,
+        };
+        // SAFETY: ev is a valid epoll_event.
+        cvt(unsafe { libc::epoll_ctl(self.fd, libc::EPOLL_CTL_MOD, fd, &mut ev) }).map(|_| ())
+    }
+
     /// Waits up to `timeout_ms` (-1: forever); fills `events`, returns how many.
     pub fn wait(&self, events: &mut [libc::epoll_event], timeout_ms: i32) -> io::Result<usize> {
         // SAFETY: events is a valid, writable buffer of that many entries.

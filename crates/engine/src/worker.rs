@@ -651,7 +651,10 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         self.sink.connected(now.saturating_sub(c.connect_start));
         self.report.connections_opened += 1;
         match self.cfg.tls {
-            None => self.write(idx, now),
+            None => {
+                self.quiet_out(idx, false);
+                self.write(idx, now)
+            }
             Some(setup) => {
                 match rustls::ClientConnection::new(setup.config.clone(), setup.server_name.clone())
                 {
@@ -686,6 +689,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             Handshake::Done => {
                 c.handshaken_at = now;
                 note_handshake(&mut self.report, tls);
+                self.quiet_out(idx, false);
                 self.write(idx, now);
             }
         }
@@ -710,7 +714,10 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             }
             match crate::tls::flush(tls, c.fd) {
                 Ok(true) => c.st = St::Reading,
-                Ok(false) => c.st = St::Writing,
+                Ok(false) => {
+                    c.st = St::Writing;
+                    self.quiet_out(idx, true);
+                }
                 Err(_) => self.failed_before_response(idx, Outcome::Reset),
             }
             return;
@@ -726,6 +733,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 }
                 Err(libc::EAGAIN) => {
                     c.st = St::Writing;
+                    self.quiet_out(idx, true);
                     return;
                 }
                 Err(libc::EINTR) => {}
@@ -734,6 +742,18 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                     return;
                 }
             }
+        }
+    }
+
+    /// Keep-alive connections watch for room to write only while a write is
+    /// blocked (see [`Epoll::watch_out`]): otherwise every ACK of a request
+    /// would wake the loop. A connection per request skips the extra call.
+    fn quiet_out(&self, idx: usize, on: bool) {
+        if self.cfg.keepalive {
+            let c = &self.conns[idx];
+            let _ = self
+                .epoll
+                .watch_out(c.fd, idx as u64 | (c.gen as u64) << 32, on);
         }
     }
 
@@ -762,6 +782,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             }
             St::Writing => {
                 if flags & sys::OUT != 0 {
+                    self.quiet_out(idx, false);
                     self.write(idx, self.now());
                 }
                 let c = &mut self.conns[idx];

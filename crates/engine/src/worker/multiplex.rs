@@ -275,6 +275,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
 
     /// The connection is up: send the preface and the waiting requests.
     fn link_open(&mut self, l: usize, now: u64) {
+        self.link_watch_out(l, false);
         let link = &mut self.links().store[l];
         link.conn = Some(Box::new(ClientConn::new()));
         link.st = LinkSt::Open;
@@ -384,7 +385,8 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                     Ok(n) => conn.wrote(n),
                     Err(libc::EAGAIN) => {
                         link.blocked = true;
-                        break false;
+                        self.link_watch_out(l, true);
+                        return;
                     }
                     Err(libc::EINTR) => {}
                     Err(_) => break true,
@@ -403,7 +405,8 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                     Ok(true) => {}
                     Ok(false) => {
                         link.blocked = true;
-                        break false;
+                        self.link_watch_out(l, true);
+                        return;
                     }
                     Err(_) => break true,
                 }
@@ -413,6 +416,13 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             let now = self.now();
             self.link_down(l, Outcome::Reset, now);
         }
+    }
+
+    /// Watch connection `l` for room to write (only while a write is blocked).
+    fn link_watch_out(&mut self, l: usize, on: bool) {
+        let link = &self.links().store[l];
+        let (fd, token) = (link.fd, l as u64 | (link.gen as u64) << 32);
+        let _ = self.epoll.watch_out(fd, token, on);
     }
 
     /// An epoll event for connection `l`.
@@ -440,6 +450,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             LinkSt::Open => {
                 if flags & sys::OUT != 0 && link.blocked {
                     link.blocked = false;
+                    self.link_watch_out(l, false);
                     self.link_write(l);
                 }
                 if flags & (sys::IN | sys::CLOSED) != 0 {
