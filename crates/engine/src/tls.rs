@@ -87,7 +87,11 @@ pub fn setup(opts: &plan::TlsOptions, host: &str, http2: bool) -> Result<TlsSetu
         (None, None) => builder.with_no_client_auth(),
         _ => return Err("--cert and --key go together".into()),
     };
-    config.alpn_protocols = vec![if http2 { b"h2".to_vec() } else { b"http/1.1".to_vec() }];
+    config.alpn_protocols = vec![if http2 {
+        b"h2".to_vec()
+    } else {
+        b"http/1.1".to_vec()
+    }];
     if !opts.resume {
         config.resumption = rustls::client::Resumption::disabled();
     }

@@ -805,7 +805,13 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     fn tls_read(&mut self, idx: usize) -> Result<Result<usize, i32>, Outcome> {
         let c = &mut self.conns[idx];
         let tls = c.tls.as_mut().expect("a TLS connection");
-        crate::tls::read_plain(tls, c.fd, &mut c.tls_drained, &mut self.buf, &mut self.cipher)
+        crate::tls::read_plain(
+            tls,
+            c.fd,
+            &mut c.tls_drained,
+            &mut self.buf,
+            &mut self.cipher,
+        )
     }
 
     /// Reads and frames until the response is complete or the socket is drained.

@@ -11,8 +11,7 @@ pub mod threshold;
 
 pub use recorder::{BodyLengths, Recorder, RecorderOptions, StepTotals, Totals};
 pub use result::{
-    Http2Info,
-    BodyLength, CheckResult, ClientLoad, End, EndReason, Environment, Histograms, RunFacts,
-    RunResult, StepResult, Summary, TlsInfo, SATURATED, SCHEMA,
+    BodyLength, CheckResult, ClientLoad, End, EndReason, Environment, Histograms, Http2Info,
+    RunFacts, RunResult, StepResult, Summary, TlsInfo, SATURATED, SCHEMA,
 };
 pub use series::{SecondAcc, SecondRow, Series};

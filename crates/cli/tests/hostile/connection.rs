@@ -201,14 +201,22 @@ fn idle_keep_alive_timeout_is_noticed_between_requests() {
 }
 
 #[test]
-fn unannounced_close_after_every_third_response_is_retried() {
+fn unannounced_close_after_every_third_response_is_survived() {
     let s = server();
     let r = run(
         &url(&s, "/bad/close-every?n=3"),
         &["-n", "30", "-c", "2", "--timeout", "1s"],
     );
     r.expect(&[("response", 30)]);
-    assert!(r.u("summary.retries") > 0);
+    // Each close is either seen in time (the FIN came with the response)
+    // or met by the next request and retried; which one is a race, so the
+    // deterministic stale-connection retry is tested with idle-close above.
+    // Either way every third response ends its connection.
+    assert!(
+        r.u("summary.connections_opened") >= 10,
+        "{}",
+        r.json["summary"]
+    );
     let seen = r.counted_once(&s);
     assert_eq!(seen.requests, 30, "-n exact at the server");
 }

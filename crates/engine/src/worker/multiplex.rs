@@ -234,8 +234,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         let h = self.h2.as_mut().expect("an HTTP/2 worker");
         let link = &mut h.store[l];
         link.connected_at = now;
-        self.sink
-            .connected(now.saturating_sub(link.connect_start));
+        self.sink.connected(now.saturating_sub(link.connect_start));
         self.report.connections_opened += 1;
         let Some(setup) = self.cfg.tls else {
             link.handshaken_at = now;
@@ -770,11 +769,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         link.st = LinkSt::Closed;
         link.blocked = false;
         let draining = link.logical == NONE;
-        let retry_ok = worked
-            && matches!(
-                outcome,
-                Outcome::ClosedBeforeResponse | Outcome::Reset
-            );
+        let retry_ok = worked && matches!(outcome, Outcome::ClosedBeforeResponse | Outcome::Reset);
         for &idx in &streams {
             let c = &self.conns[idx as usize];
             if c.st != St::Reading {
