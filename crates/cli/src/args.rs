@@ -45,6 +45,7 @@ const RUN_EXAMPLES: &str = "Examples:
   yace run -f journey.toml --dry-run          # a scenario: validate and print the resolved plan
   yace run https://localhost:8443/ --cacert ca.pem --no-keepalive   # HTTPS, verified, a handshake per request
   yace run URL --rate 5000 --late catch-up    # open model, late requests sent anyway (wrk2's way)
+  yace run https://localhost:8443/ --http2 -c 10 --streams 100   # HTTP/2: 1,000 in flight on 10 connections
 
 Exit codes: 0 success · 1 runtime failure · 2 bad input · 3 threshold breached · 4 disk full · 130 SIGINT · 143 SIGTERM";
 
@@ -60,12 +61,14 @@ const SERVE_HELP: &str = "Routes:
   /echo             echoes the request body
   /_stats           JSON counters of what the server saw (?reset=1 zeroes them)
 
+HTTP/1.1 and HTTP/2 on the same port: ALPN h2 with --tls, prior knowledge (h2c) without.
 Misbehaving routes (/bad/...) and ?split=N are listed in the README.
 
 Examples:
   yace serve --port 8080 &  yace run http://127.0.0.1:8080/ -c 100 -n 100k
   yace serve --port 8080 --idle-close 200ms      # the stale keep-alive race
-  yace serve --port 8443 --tls --tls-cert-out ca.pem &  yace run https://localhost:8443/ --cacert ca.pem";
+  yace serve --port 8443 --tls --tls-cert-out ca.pem &  yace run https://localhost:8443/ --cacert ca.pem
+  yace serve --port 8080 --h2-max-requests 100  # HTTP/2: GOAWAY every 100 requests per connection";
 
 #[derive(Debug, Args, Default)]
 pub struct RunArgs {

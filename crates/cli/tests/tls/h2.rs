@@ -16,6 +16,11 @@ fn http2() {
         let (_, r) = run(&[&url, "--http2", "-c", "1", "-n", "5"]);
         assert_eq!(n(&r, "outcomes.tls_unknown_ca"), 5, "{}", r["outcomes"]);
 
+        // 1b. --insecure skips it, loudly, over HTTP/2 too.
+        let (_, r) = run(&[&url, "--http2", "-c", "1", "-n", "5", "--insecure"]);
+        assert_eq!(n(&r, "summary.responses"), 5, "{}", r["outcomes"]);
+        assert_eq!(r["tls"]["verified"], false);
+
         // 2. Multiplexed over TLS: 4 connections × 25 streams, exact at nginx.
         let before = served(ng);
         let (out, r) = run(&[
