@@ -254,11 +254,7 @@ fn request_bodies_follow_the_servers_flow_control() {
 
 #[test]
 fn open_model_and_https_over_http2_on_the_embedded_target() {
-    let id = target::TlsIdentity::self_signed().unwrap();
-    let s = target::Server::start_full(Default::default(), Default::default(), Some(&id)).unwrap();
-    let ca = support::temp_path("h2-ca.pem");
-    std::fs::write(&ca, &id.cert_pem).unwrap();
-    let url = format!("https://localhost:{}/", s.local_addr().port());
+    let (s, ca, url) = super::embedded_https("h2-ca");
     let (out, r) = run(&[
         &url,
         "--http2",
@@ -271,7 +267,7 @@ fn open_model_and_https_over_http2_on_the_embedded_target() {
         "--streams",
         "10",
         "--cacert",
-        ca.to_str().unwrap(),
+        &ca,
     ]);
     assert!(
         out.status.success(),

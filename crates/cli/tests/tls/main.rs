@@ -395,28 +395,9 @@ fn tls() {
 
 #[test]
 fn embedded_target_serves_https_with_its_own_certificate() {
-    let id = target::TlsIdentity::self_signed().unwrap();
-    assert_eq!(
-        id.fingerprint().unwrap().len(),
-        32 * 3 - 1,
-        "SHA-256 as AA:BB:…"
-    );
-    let s = target::Server::start_full(Default::default(), Default::default(), Some(&id)).unwrap();
+    let (s, ca, url) = embedded_https("ca");
     assert!(s.url().starts_with("https://"));
-    let dir = std::env::temp_dir().join(format!("yace-tls-embedded-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ca = dir.join("ca.pem");
-    std::fs::write(&ca, &id.cert_pem).unwrap();
-    let url = format!("https://localhost:{}/", s.local_addr().port());
-    let (out, r) = run(&[
-        &url,
-        "-c",
-        "4",
-        "-n",
-        "300",
-        "--cacert",
-        ca.to_str().unwrap(),
-    ]);
+    let (out, r) = run(&[&url, "-c", "4", "-n", "300", "--cacert", &ca]);
     assert!(
         out.status.success(),
         "{}",
@@ -429,5 +410,20 @@ fn embedded_target_serves_https_with_its_own_certificate() {
     let (_, r) = run(&[&url, "-c", "1", "-n", "2"]);
     assert_eq!(n(&r, "outcomes.tls_unknown_ca"), 2);
     s.shutdown();
-    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The embedded target over HTTPS with a fresh self-signed certificate;
+/// returns it, the certificate's PEM file (for --cacert) and its URL.
+fn embedded_https(name: &str) -> (target::Server, String, String) {
+    let id = target::TlsIdentity::self_signed().unwrap();
+    assert_eq!(
+        id.fingerprint().unwrap().len(),
+        32 * 3 - 1,
+        "SHA-256 as AA:BB:…"
+    );
+    let s = target::Server::start_full(Default::default(), Default::default(), Some(&id)).unwrap();
+    let ca = support::temp_path(&format!("{name}.pem"));
+    std::fs::write(&ca, &id.cert_pem).unwrap();
+    let url = format!("https://localhost:{}/", s.local_addr().port());
+    (s, ca.to_string_lossy().into_owned(), url)
 }

@@ -62,6 +62,23 @@ struct Link {
 }
 
 impl Link {
+    /// Closes the socket (resetting it if `abort`) and forgets the protocol
+    /// state; the link can connect again.
+    fn shut(&mut self, abort: bool) {
+        if self.fd >= 0 {
+            if abort {
+                sys::abort(self.fd);
+            } else {
+                sys::close(self.fd);
+            }
+            self.fd = -1;
+        }
+        self.tls = None;
+        self.conn = None;
+        self.st = LinkSt::Closed;
+        self.blocked = false;
+    }
+
     fn new(logical: u32) -> Link {
         Link {
             fd: -1,
@@ -732,14 +749,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     fn link_close(&mut self, l: usize) {
         let h = self.links();
         let link = &mut h.store[l];
-        if link.fd >= 0 {
-            sys::close(link.fd);
-            link.fd = -1;
-        }
-        link.tls = None;
-        link.conn = None;
-        link.st = LinkSt::Closed;
-        link.blocked = false;
+        link.shut(false);
         if link.logical == NONE && link.waiting.is_empty() {
             h.free.push(l as u32);
         }
@@ -760,14 +770,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         }
         let worked = link.completed > 0;
         let waiting: Vec<(u32, u32)> = link.waiting.drain(..).collect();
-        if link.fd >= 0 {
-            sys::close(link.fd);
-            link.fd = -1;
-        }
-        link.tls = None;
-        link.conn = None;
-        link.st = LinkSt::Closed;
-        link.blocked = false;
+        link.shut(false);
         let draining = link.logical == NONE;
         let retry_ok = worked && matches!(outcome, Outcome::ClosedBeforeResponse | Outcome::Reset);
         for &idx in &streams {
@@ -839,13 +842,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// The run is over: reset every connection.
     pub(super) fn h2_abort(&mut self) {
         for link in &mut self.links().store {
-            if link.fd >= 0 {
-                sys::abort(link.fd);
-                link.fd = -1;
-            }
-            link.tls = None;
-            link.conn = None;
-            link.st = LinkSt::Closed;
+            link.shut(true);
             link.waiting.clear();
         }
     }
