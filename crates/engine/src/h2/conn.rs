@@ -557,6 +557,16 @@ impl ClientConn {
         self.goaway.is_some() || self.dead.is_some() || self.next_id > MAX_STREAM_ID
     }
 
+    /// Until this connection's SETTINGS arrive, assume the server allows
+    /// `n` concurrent streams instead of 100: what an earlier connection to
+    /// the same server was told, so a new connection does not open streams
+    /// the server would refuse.
+    pub fn assume_max_streams(&mut self, n: u32) {
+        if !self.got_settings {
+            self.peer_max_streams = n;
+        }
+    }
+
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS, if it sent one.
     pub fn peer_max_streams(&self) -> Option<u32> {
         self.peer_sent_max
@@ -2351,6 +2361,19 @@ mod tests {
         tokens.sort_unstable();
         assert_eq!(tokens, (0..100).collect::<Vec<u32>>());
         assert!(c.can_open());
+    }
+
+    #[test]
+    fn an_assumed_limit_holds_until_the_servers_settings() {
+        let mut c = ClientConn::new();
+        c.assume_max_streams(2);
+        c.open(&get(), 0, false).unwrap();
+        c.open(&get(), 1, false).unwrap();
+        assert!(!c.can_open());
+        feed_ok(&mut c, &settings(&[(SETTINGS_MAX_CONCURRENT_STREAMS, 8)]));
+        assert!(c.can_open());
+        c.assume_max_streams(1);
+        assert!(c.can_open(), "the server's own SETTINGS win");
     }
 
     #[test]

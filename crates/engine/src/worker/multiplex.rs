@@ -292,8 +292,13 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// The connection is up: send the preface and the waiting requests.
     fn link_open(&mut self, l: usize, now: u64) {
         self.link_watch_out(l, false);
+        let learned = self.report.h2_max_streams;
         let link = &mut self.links().store[l];
-        link.conn = Some(Box::new(ClientConn::new()));
+        let mut conn = Box::new(ClientConn::new());
+        if let Some(m) = learned {
+            conn.assume_max_streams(m);
+        }
+        link.conn = Some(conn);
         link.st = LinkSt::Open;
         link.deadline = NEVER;
         link.blocked = false;
