@@ -31,6 +31,42 @@ pub enum Command {
     Serve(ServeArgs),
     /// Check this machine (and a target) before a big run.
     Doctor(crate::doctor::DoctorArgs),
+    /// Render a saved result (yace run --json FILE) as text, Markdown or CSV.
+    #[command(after_help = REPORT_EXAMPLES)]
+    Report(ReportArgs),
+}
+
+const REPORT_EXAMPLES: &str = "Examples:
+  yace run URL -d 30s --json result.json
+  yace report result.json                      # the terminal summary again
+  yace report result.json -F markdown -o report.md
+  yace report result.json -F csv > per-second.csv";
+
+/// What `yace report` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// The terminal summary, as `yace run` prints it.
+    Text,
+    /// Markdown: tables for a ticket, a wiki or a pull request.
+    Markdown,
+    /// The per-second series as CSV.
+    Csv,
+    /// The result itself, re-checked against its schema.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A result written by `yace run --json FILE`.
+    pub file: PathBuf,
+
+    /// Output format.
+    #[arg(short = 'F', long = "format", value_enum, default_value = "text")]
+    pub format: ReportFormat,
+
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 const RUN_EXAMPLES: &str = "Examples:

@@ -66,6 +66,7 @@ fn main() -> ExitCode {
         args::Command::Ab(a) => ab::run(*a),
         args::Command::Serve(a) => serve(a),
         args::Command::Doctor(a) => doctor::run(a),
+        args::Command::Report(a) => render_report(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -76,6 +77,37 @@ fn main() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
+}
+
+/// `yace report`: a saved result rendered again, from the JSON alone.
+fn render_report(a: args::ReportArgs) -> Result<u8, Failure> {
+    let shown = a.file.display();
+    let text = std::fs::read_to_string(&a.file)
+        .map_err(|e| Failure::usage(format!("{shown}: cannot read: {e}")))?;
+    let r = report::json::read(&text).map_err(|e| {
+        Failure::usage(format!(
+            "{shown}: {e}\n(yace report reads the file `yace run --json FILE` writes)"
+        ))
+    })?;
+    let mut out: Vec<u8> = Vec::new();
+    let written = match a.format {
+        args::ReportFormat::Text => report::text::summary(&r, &mut out),
+        args::ReportFormat::Markdown => report::markdown::report(&r, &mut out),
+        args::ReportFormat::Csv => report::csv::series(&r, &mut out),
+        args::ReportFormat::Json => report::json::write(&r, &mut out),
+    };
+    written.map_err(|e| Failure::runtime(format!("rendering {shown}: {e}")))?;
+    match &a.output {
+        Some(path) => std::fs::write(path, &out)
+            .map_err(|e| Failure::runtime(format!("-o {}: cannot write: {e}", path.display())))?,
+        None => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a message.
+            let _ = stdout.write_all(&out).and_then(|()| stdout.flush());
+        }
+    }
+    Ok(exit::OK)
 }
 
 fn serve(a: args::ServeArgs) -> Result<u8, Failure> {

@@ -4,8 +4,10 @@
 //! built from.
 
 pub mod ab;
+pub mod csv;
 mod fmt;
 pub mod json;
+pub mod markdown;
 pub mod text;
 
 pub use fmt::{bytes, count, duration_us};

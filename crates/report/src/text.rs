@@ -7,9 +7,9 @@ use stats::{EndReason, RunResult};
 use std::io::{self, Write};
 
 /// Percentiles shown in the summary (the JSON has more).
-const SHOWN: [f64; 7] = [50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99];
+pub(crate) const SHOWN: [f64; 7] = [50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99];
 
-fn model(r: &RunResult) -> String {
+pub(crate) fn model(r: &RunResult) -> String {
     let p = &r.plan;
     let conn = if p.keepalive {
         "keep-alive"
@@ -52,7 +52,7 @@ fn threads(n: usize) -> String {
     }
 }
 
-fn end(r: &RunResult) -> &'static str {
+pub(crate) fn end(r: &RunResult) -> &'static str {
     match r.end.reason {
         EndReason::Completed => "all requests done",
         EndReason::Duration => "duration reached",

@@ -9,6 +9,7 @@ pub use support::{run_json, settled, temp_path, u, yace};
 mod ab;
 mod doctor;
 mod errors;
+mod report;
 mod run;
 mod schema;
 mod serve_h2;

@@ -1,0 +1,87 @@
+//! `yace report`: a saved result rendered again, from the JSON alone, and
+//! agreeing with what the run said and the server saw.
+
+use crate::{run_json, server, settled, stderr, temp_path, u, yace};
+use serde_json::Value;
+
+fn report(args: &[&str]) -> std::process::Output {
+    yace().arg("report").args(args).output().unwrap()
+}
+
+#[test]
+fn a_saved_result_renders_as_text_markdown_csv_and_json() {
+    let s = server();
+    let url = format!("{}status/404", s.url());
+    let (out, r) = run_json("report-src", &[&url, "-c", "3", "-n", "1234", "-t", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(settled(&s).requests, 1234);
+    let file = temp_path("report-src.json");
+    let file = file.to_str().unwrap();
+
+    // Text: the summary `yace run` printed, again.
+    let o = report(&[file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("1,234 responses"), "{text}");
+    assert!(text.contains("404: 1,234"), "{text}");
+
+    // Markdown, to a file.
+    let md_path = temp_path("report.md");
+    let o = report(&[file, "-F", "markdown", "-o", md_path.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "-o writes the file, not stdout");
+    let md = std::fs::read_to_string(&md_path).unwrap();
+    assert!(md.starts_with("# GET "), "{md}");
+    assert!(md.contains("| 1,234 | 1,234 | 0 | 1,234 |"), "{md}");
+    assert!(md.contains("| 404 | 1,234 |"), "{md}");
+    assert!(md.contains("## Per second"), "{md}");
+
+    // CSV: the per-second series adds up to the run's responses.
+    let o = report(&[file, "--format", "csv"]);
+    let csv = String::from_utf8(o.stdout).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "responses").unwrap();
+    let non2xx = header.iter().position(|h| *h == "non_2xx").unwrap();
+    let (mut responses, mut bad) = (0u64, 0u64);
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f.len(), header.len(), "{l}");
+        responses += f[col].parse::<u64>().unwrap();
+        bad += f[non2xx].parse::<u64>().unwrap();
+    }
+    assert_eq!(responses, u(&r, "summary.responses"));
+    assert_eq!(bad, 1234);
+
+    // JSON: the same document, re-checked against the schema.
+    let o = report(&[file, "-F", "json"]);
+    let again: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(again, r);
+}
+
+#[test]
+fn a_file_that_is_not_a_result_is_a_usage_error() {
+    let o = report(&["/no/such/result.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/no/such/result.json: cannot read"),
+        "{}",
+        stderr(&o)
+    );
+
+    let bad = temp_path("not-a-result.json");
+    std::fs::write(&bad, r#"{"schema": "yace.result.v0"}"#).unwrap();
+    let o = report(&[bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("schema 'yace.result.v0' is not 'yace.result.v1'"),
+        "{e}"
+    );
+    assert!(e.contains("yace run --json FILE"), "{e}");
+
+    std::fs::write(&bad, "not json").unwrap();
+    let o = report(&[bad.to_str().unwrap(), "-F", "markdown"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not JSON"), "{}", stderr(&o));
+}

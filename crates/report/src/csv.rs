@@ -1,0 +1,35 @@
+//! The per-second series as CSV: one row per second of the run, for a
+//! spreadsheet or a plotting tool. Built from the result alone.
+
+use stats::RunResult;
+use std::io::{self, Write};
+
+/// The header row; the columns are [`stats::SecondRow`]'s fields.
+pub const HEADER: &str = "second,length_s,responses,errors,cancelled,dropped,non_2xx,\
+bytes_in,bytes_out,latency_mean_us,latency_p50_us,latency_p90_us,latency_p99_us,latency_max_us";
+
+/// Writes the header and one row per second.
+pub fn series(r: &RunResult, mut w: impl Write) -> io::Result<()> {
+    writeln!(w, "{HEADER}")?;
+    for s in &r.series {
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{:.1},{:.1},{:.1},{:.1},{:.1}",
+            s.second,
+            s.length_s,
+            s.responses,
+            s.errors,
+            s.cancelled,
+            s.dropped,
+            s.non_2xx,
+            s.bytes_in,
+            s.bytes_out,
+            s.latency_mean_us,
+            s.latency_p50_us,
+            s.latency_p90_us,
+            s.latency_p99_us,
+            s.latency_max_us
+        )?;
+    }
+    Ok(())
+}
