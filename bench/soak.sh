@@ -25,6 +25,12 @@
 #   SOAK_ERR_RATE        error client's rate, req/s            [500]
 #   SOAK_SAMPLE          seconds between RSS samples           [5]
 #   SOAK_MAX_GROWTH_MIB  allowed growth after the warm-up      [16]
+#   SOAK_HTTP2=1         both clients speak HTTP/2 (h2c): the main one on
+#                        SOAK_INFLIGHT/64 connections x 64 streams, and the
+#                        server sends GOAWAY every SOAK_H2_GOAWAY requests per
+#                        connection (connection churn, re-sent streams); the
+#                        error client's timeouts reset streams, not connections
+#   SOAK_H2_GOAWAY       HTTP/2: requests per connection before GOAWAY [1000]
 #   YACE                 path to a yace binary                 [build target/release/yace]
 #   YACE_COMMIT          commit the binary was built from, for the report [the repo's HEAD]
 #   RESULTS_DIR          where a full-length run's report goes [bench/results]
@@ -100,7 +106,20 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-taskset -c 0 "$YACE" serve --port 0 -t 1 >"$OUT/server.log" 2>&1 &
+SOAK_HTTP2=${SOAK_HTTP2:-0}
+SOAK_H2_GOAWAY=${SOAK_H2_GOAWAY:-1000}
+SERVE_ARGS=()
+MAIN_H2=()
+ERR_H2=()
+ERR_INFLIGHT=500
+if [[ $SOAK_HTTP2 == 1 ]]; then
+    ERR_INFLIGHT=50                                   # connections, each with 10 streams
+    SERVE_ARGS=(--h2-max-requests "$SOAK_H2_GOAWAY")
+    MAIN_H2=(--http2 --streams 64)
+    ERR_H2=(--http2 --streams 10)
+    SOAK_INFLIGHT=$(( (SOAK_INFLIGHT + 63) / 64 ))   # connections, each with 64 streams
+fi
+taskset -c 0 "$YACE" serve --port 0 -t 1 "${SERVE_ARGS[@]}" >"$OUT/server.log" 2>&1 &
 SERVER_PID=$!
 BASE=
 for _ in $(seq 100); do
@@ -112,9 +131,9 @@ done
 [[ -n $BASE ]] || die "yace serve printed no URL: $(cat "$OUT/server.log")"
 
 MAIN_CMD=("$YACE" run "$BASE/vary" --rate "$SOAK_RATE" --max-inflight "$SOAK_INFLIGHT"
-          -d "${DUR}s" -t 1 -q --json "$OUT/main.json")
+          -d "${DUR}s" -t 1 -q --json "$OUT/main.json" "${MAIN_H2[@]}")
 ERR_CMD=("$YACE" run "$BASE/sleep?ms=100" --timeout 50ms --rate "$SOAK_ERR_RATE"
-         --max-inflight 500 -d "${DUR}s" -t 1 -q --json "$OUT/errors.json")
+         --max-inflight "$ERR_INFLIGHT" -d "${DUR}s" -t 1 -q --json "$OUT/errors.json" "${ERR_H2[@]}")
 log "server $BASE (pid $SERVER_PID, CPU 0); clients on CPU 1 for ${DUR}s; output in $OUT"
 taskset -c 1 "${MAIN_CMD[@]}" >"$OUT/main.txt" 2>"$OUT/main.err" &
 MAIN_PID=$!
@@ -196,12 +215,12 @@ quote() { local a out=(); for a in "$@"; do [[ $a =~ ^[A-Za-z0-9_./:=%-]+$ ]] &&
 
 REPORT="$OUT/report.md"
 {
-    echo "## yace soak — $(date -u +%Y-%m-%dT%H:%M:%SZ) — $verdict"
+    echo "## yace soak$([[ $SOAK_HTTP2 == 1 ]] && echo " (HTTP/2)") — $(date -u +%Y-%m-%dT%H:%M:%SZ) — $verdict"
     echo
     echo "- machine: \`$host\`, $(nproc) CPUs, ${cpu_model:-unknown CPU}, kernel $(uname -r), ${mem_gib} GiB RAM"
     echo "- yace: commit \`$commit\` ($("$YACE" --version 2>/dev/null | head -n1)), binary \`$YACE\`"
     echo "- length ${DUR}s; RSS sampled every ${SOAK_SAMPLE}s from /proc/PID/status (VmRSS); warm-up ${WARMUP}s; limit: growth < ${SOAK_MAX_GROWTH_MIB} MiB"
-    echo "- server (CPU 0): \`taskset -c 0 $(quote "$YACE" serve --port 0 -t 1)\`"
+    echo "- server (CPU 0): \`taskset -c 0 $(quote "$YACE" serve --port 0 -t 1 "${SERVE_ARGS[@]}")\`"
     echo "- main client (CPU 1): \`taskset -c 1 $(quote "${MAIN_CMD[@]}")\`"
     echo "- error client (CPU 1): \`taskset -c 1 $(quote "${ERR_CMD[@]}")\`"
     echo

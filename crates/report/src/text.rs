@@ -17,9 +17,18 @@ pub(crate) fn model(r: &RunResult) -> String {
         "new connection per request"
     };
     let threads = threads(r.client.threads);
+    // HTTP/2: each connection carries `streams` requests at once.
+    let streams = p.http2.map_or(1, |h| u64::from(h.streams));
+    let on = |n: u64| {
+        if streams > 1 {
+            format!("{} connections × {streams} streams", count(n))
+        } else {
+            format!("{} connections", count(n))
+        }
+    };
     match &p.load {
         Load::Closed { connections } => {
-            format!("closed model: {connections} connections, {threads}, {conn}")
+            format!("closed model: {}, {threads}, {conn}", on(*connections))
         }
         Load::Open {
             stages,
@@ -27,9 +36,12 @@ pub(crate) fn model(r: &RunResult) -> String {
             ..
         } => {
             let peak = stages.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
-            format!(
-                "open model: up to {peak}/s, at most {max_inflight} in flight, {threads}, {conn}"
-            )
+            let most = if streams > 1 {
+                format!("{} in flight on {}", count(max_inflight * streams), on(*max_inflight))
+            } else {
+                format!("{max_inflight} in flight")
+            };
+            format!("open model: up to {peak}/s, at most {most}, {threads}, {conn}")
         }
         Load::Users { pacing, think, .. } => {
             let mut s = format!("virtual users: up to {}", p.load.max_connections());
