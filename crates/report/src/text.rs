@@ -37,7 +37,11 @@ pub(crate) fn model(r: &RunResult) -> String {
         } => {
             let peak = stages.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
             let most = if streams > 1 {
-                format!("{} in flight on {}", count(max_inflight * streams), on(*max_inflight))
+                format!(
+                    "{} in flight on {}",
+                    count(max_inflight * streams),
+                    on(*max_inflight)
+                )
             } else {
                 format!("{max_inflight} in flight")
             };
