@@ -18,6 +18,15 @@ pub struct TlsSetup {
     pub server_name: ServerName<'static>,
 }
 
+impl TlsSetup {
+    /// A client connection for one new socket; a failure as its outcome.
+    pub(crate) fn connection(&self) -> Result<Box<rustls::ClientConnection>, Outcome> {
+        rustls::ClientConnection::new(self.config.clone(), self.server_name.clone())
+            .map(Box::new)
+            .map_err(|e| classify(&e))
+    }
+}
+
 fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }

@@ -617,31 +617,35 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         let c = &mut self.conns[idx];
         c.connect_start = now;
         c.uses = 0;
-        match sys::connect(&self.cfg.addr, self.cfg.socket) {
+        let gen = c.gen.wrapping_add(1);
+        match self.dial(idx, gen) {
             Ok((fd, how)) => {
-                c.gen = c.gen.wrapping_add(1);
+                let c = &mut self.conns[idx];
+                c.gen = gen;
                 c.fd = fd;
-                let token = idx as u64 | (c.gen as u64) << 32;
-                if let Err(e) = self.epoll.add(fd, token) {
-                    let o = connect_outcome(e.raw_os_error().unwrap_or(0));
-                    self.close(idx);
-                    self.complete(idx, o, now);
-                    return;
-                }
                 match how {
                     Connecting::Done => self.connected(idx),
                     Connecting::Pending => {
-                        let c = &mut self.conns[idx];
                         c.st = St::Connecting;
                         c.deadline = now + self.cfg.connect_timeout;
                     }
                 }
             }
-            Err(e) => {
-                let o = connect_outcome(e.raw_os_error().unwrap_or(0));
-                self.complete(idx, o, now);
-            }
+            Err(o) => self.complete(idx, o, now),
         }
+    }
+
+    /// Opens a socket to the target and registers it with epoll as
+    /// `token(idx, gen)`, for an HTTP/1.1 slot or an HTTP/2 connection; a
+    /// failure is the waiting requests' outcome (the socket is closed).
+    fn dial(&self, idx: usize, gen: u32) -> Result<(RawFd, Connecting), Outcome> {
+        let errno = |e: std::io::Error| connect_outcome(e.raw_os_error().unwrap_or(0));
+        let (fd, how) = sys::connect(&self.cfg.addr, self.cfg.socket).map_err(errno)?;
+        if let Err(e) = self.epoll.add(fd, token(idx, gen)) {
+            sys::close(fd);
+            return Err(errno(e));
+        }
+        Ok((fd, how))
     }
 
     fn connected(&mut self, idx: usize) {
@@ -655,22 +659,18 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 self.quiet_out(idx, false);
                 self.write(idx, now)
             }
-            Some(setup) => {
-                match rustls::ClientConnection::new(setup.config.clone(), setup.server_name.clone())
-                {
-                    Ok(tls) => {
-                        c.tls = Some(Box::new(tls));
-                        c.st = St::Handshaking;
-                        c.deadline = now + self.cfg.connect_timeout;
-                        self.handshake(idx);
-                    }
-                    Err(e) => {
-                        let o = crate::tls::classify(&e);
-                        self.close(idx);
-                        self.complete(idx, o, now);
-                    }
+            Some(setup) => match setup.connection() {
+                Ok(tls) => {
+                    c.tls = Some(tls);
+                    c.st = St::Handshaking;
+                    c.deadline = now + self.cfg.connect_timeout;
+                    self.handshake(idx);
                 }
-            }
+                Err(o) => {
+                    self.close(idx);
+                    self.complete(idx, o, now);
+                }
+            },
         }
     }
 
@@ -751,9 +751,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     fn quiet_out(&self, idx: usize, on: bool) {
         if self.cfg.keepalive {
             let c = &self.conns[idx];
-            let _ = self
-                .epoll
-                .watch_out(c.fd, idx as u64 | (c.gen as u64) << 32, on);
+            let _ = self.epoll.watch_out(c.fd, token(idx, c.gen), on);
         }
     }
 
@@ -1079,6 +1077,12 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         self.sink.finish(now);
         self.report.ended_at = now;
     }
+}
+
+/// The epoll token of slot or connection `idx` in its `gen`eration: events
+/// for a socket the index has since replaced are told apart and ignored.
+fn token(idx: usize, gen: u32) -> u64 {
+    idx as u64 | (gen as u64) << 32
 }
 
 /// Counts a finished handshake and keeps the first one's version and cipher.

@@ -14,7 +14,7 @@
 //! retries. Outgoing frames of every stream opened in one turn of the loop
 //! leave in one write per connection.
 
-use super::{connect_outcome, note_handshake, St, Worker, CAPTURE_MAX, NEVER};
+use super::{connect_outcome, note_handshake, token, St, Worker, CAPTURE_MAX, NEVER};
 use crate::flow::Flow;
 use crate::h2::{self, ClientConn, Event};
 use crate::sample::{Outcome, Sink};
@@ -225,24 +225,22 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         link.completed = 0;
         link.connected_at = 0;
         link.handshaken_at = 0;
-        match sys::connect(&self.cfg.addr, self.cfg.socket) {
+        let gen = link.gen.wrapping_add(1);
+        match self.dial(l, gen) {
             Ok((fd, how)) => {
-                link.gen = link.gen.wrapping_add(1);
+                let connect_timeout = self.cfg.connect_timeout;
+                let link = &mut self.links().store[l];
+                link.gen = gen;
                 link.fd = fd;
-                let token = l as u64 | (link.gen as u64) << 32;
-                if let Err(e) = self.epoll.add(fd, token) {
-                    self.link_down(l, connect_outcome(e.raw_os_error().unwrap_or(0)), now);
-                    return;
-                }
                 match how {
                     Connecting::Done => self.link_connected(l),
                     Connecting::Pending => {
                         link.st = LinkSt::Connecting;
-                        link.deadline = now.saturating_add(self.cfg.connect_timeout);
+                        link.deadline = now.saturating_add(connect_timeout);
                     }
                 }
             }
-            Err(e) => self.link_down(l, connect_outcome(e.raw_os_error().unwrap_or(0)), now),
+            Err(o) => self.link_down(l, o, now),
         }
     }
 
@@ -258,14 +256,14 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             self.link_open(l, now);
             return;
         };
-        match rustls::ClientConnection::new(setup.config.clone(), setup.server_name.clone()) {
+        match setup.connection() {
             Ok(tls) => {
-                link.tls = Some(Box::new(tls));
+                link.tls = Some(tls);
                 link.st = LinkSt::Handshaking;
                 link.deadline = now.saturating_add(self.cfg.connect_timeout);
                 self.link_handshake(l);
             }
-            Err(e) => self.link_down(l, crate::tls::classify(&e), now),
+            Err(o) => self.link_down(l, o, now),
         }
     }
 
@@ -442,7 +440,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// Watch connection `l` for room to write (only while a write is blocked).
     fn link_watch_out(&mut self, l: usize, on: bool) {
         let link = &self.links().store[l];
-        let (fd, token) = (link.fd, l as u64 | (link.gen as u64) << 32);
+        let (fd, token) = (link.fd, token(l, link.gen));
         let _ = self.epoll.watch_out(fd, token, on);
     }
 
