@@ -104,7 +104,7 @@ Examples:
   yace serve --port 8080 &  yace run http://127.0.0.1:8080/ -c 100 -n 100k
   yace serve --port 8080 --idle-close 200ms      # the stale keep-alive race
   yace serve --port 8443 --tls --tls-cert-out ca.pem &  yace run https://localhost:8443/ --cacert ca.pem
-  yace serve --port 8080 --h2-max-requests 100  # HTTP/2: GOAWAY every 100 requests per connection";
+  yace serve --port 8080 --h2-max-streams 8 --h2-max-requests 100  # HTTP/2: 8 streams, GOAWAY every 100 requests";
 
 #[derive(Debug, Args, Default)]
 pub struct RunArgs {
