@@ -8,7 +8,7 @@ use super::code::{
     CANCEL, COMPRESSION_ERROR, ENHANCE_YOUR_CALM, FLOW_CONTROL_ERROR, FRAME_SIZE_ERROR,
     PROTOCOL_ERROR,
 };
-use super::frame::{self, be32, Head, HEADER_LEN, MAX_WINDOW};
+use super::frame::{self, be32, Flags, Head, HEADER_LEN, MAX_WINDOW};
 use super::hpack::{Class, Decoder, Field};
 use super::request::Request;
 use super::PREFACE;
@@ -462,12 +462,12 @@ impl ClientConn {
         let max = self.peer_max_frame as usize;
         let first = block.len().min(max);
         let mut flags = if body.is_empty() {
-            frame::END_STREAM
+            Flags::END_STREAM
         } else {
-            0
+            Flags::NONE
         };
         if first == block.len() {
-            flags |= frame::END_HEADERS;
+            flags |= Flags::END_HEADERS;
         }
         frame::put_head(&mut self.out, first, frame::HEADERS, flags, id);
         self.out.extend_from_slice(&block[..first]);
@@ -475,9 +475,9 @@ impl ClientConn {
         while !rest.is_empty() {
             let n = rest.len().min(max);
             let flags = if n == rest.len() {
-                frame::END_HEADERS
+                Flags::END_HEADERS
             } else {
-                0
+                Flags::NONE
             };
             frame::put_head(&mut self.out, n, frame::CONTINUATION, flags, id);
             self.out.extend_from_slice(&rest[..n]);
@@ -664,7 +664,7 @@ impl ClientConn {
 
     /// A frame header arrived: checks what needs no payload, sets the reader.
     fn start(&mut self, h: Head, on: &mut impl FnMut(Event<'_>)) -> Result<(), ConnError> {
-        if !self.got_settings && (h.ty != frame::SETTINGS || h.flags & frame::ACK != 0) {
+        if !self.got_settings && (h.ty != frame::SETTINGS || h.flags.contains(Flags::ACK)) {
             // "HTTP/1.1 …" read as a frame header: length "HTT", type 'P'.
             return Err(if h.len == 0x48_5454 && h.ty == b'P' {
                 err(
@@ -723,7 +723,7 @@ impl ClientConn {
             return Err(err(FLOW_CONTROL_ERROR, "DATA beyond the connection window"));
         }
         self.conn_consumed += h.len;
-        let padded = h.flags & frame::PADDED != 0;
+        let padded = h.flags.contains(Flags::PADDED);
         if padded && h.len == 0 {
             return Err(err(FRAME_SIZE_ERROR, "padded DATA without a pad length"));
         }
@@ -755,7 +755,7 @@ impl ClientConn {
             need_pad: padded,
             data_left: h.len - padded as u32,
             pad_left: 0,
-            end_stream: h.flags & frame::END_STREAM != 0,
+            end_stream: h.flags.contains(Flags::END_STREAM),
             checked: false,
             wire: HEADER_LEN as u32,
         })
@@ -926,7 +926,7 @@ impl ClientConn {
                 }
                 self.block.extend_from_slice(p);
                 b.wire = b.wire.saturating_add(h.len + HEADER_LEN as u32);
-                if h.flags & frame::END_HEADERS == 0 {
+                if !h.flags.contains(Flags::END_HEADERS) {
                     self.in_block = Some(b);
                     return Ok(());
                 }
@@ -945,7 +945,7 @@ impl ClientConn {
                 if p.len() != 8 {
                     return Err(err(FRAME_SIZE_ERROR, "PING payload not 8 bytes"));
                 }
-                if h.flags & frame::ACK == 0 {
+                if !h.flags.contains(Flags::ACK) {
                     frame::put_ping_ack(&mut self.out, p);
                     self.acks += 1;
                 }
@@ -1036,7 +1036,7 @@ impl ClientConn {
         }
         let mut p = payload;
         let mut pad = 0;
-        if h.flags & frame::PADDED != 0 {
+        if h.flags.contains(Flags::PADDED) {
             let Some((&n, rest)) = p.split_first() else {
                 return Err(err(FRAME_SIZE_ERROR, "padded HEADERS without a pad length"));
             };
@@ -1044,7 +1044,7 @@ impl ClientConn {
             p = rest;
         }
         let mut self_dep = false;
-        if h.flags & frame::PRIORITY_FLAG != 0 {
+        if h.flags.contains(Flags::PRIORITY) {
             if p.len() < 5 {
                 return Err(err(FRAME_SIZE_ERROR, "HEADERS too short for its priority"));
             }
@@ -1057,11 +1057,11 @@ impl ClientConn {
         let fragment = &p[..p.len() - pad];
         let b = BlockRx {
             stream: id,
-            end_stream: h.flags & frame::END_STREAM != 0,
+            end_stream: h.flags.contains(Flags::END_STREAM),
             self_dep,
             wire: h.len + HEADER_LEN as u32,
         };
-        if h.flags & frame::END_HEADERS != 0 {
+        if h.flags.contains(Flags::END_HEADERS) {
             return self.head_block(b, fragment, on);
         }
         self.block.clear();
@@ -1173,7 +1173,7 @@ impl ClientConn {
         if h.stream != 0 {
             return Err(err(PROTOCOL_ERROR, "SETTINGS on a stream"));
         }
-        if h.flags & frame::ACK != 0 {
+        if h.flags.contains(Flags::ACK) {
             if !p.is_empty() {
                 return Err(err(FRAME_SIZE_ERROR, "SETTINGS ACK with a payload"));
             }
@@ -1352,7 +1352,7 @@ fn push_data(
             out,
             n,
             frame::DATA,
-            if end { frame::END_STREAM } else { 0 },
+            if end { Flags::END_STREAM } else { Flags::NONE },
             id,
         );
         out.extend_from_slice(&body[*off..*off + n]);
@@ -1551,7 +1551,7 @@ mod tests {
         }
     }
 
-    fn fr(ty: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    fn fr(ty: u8, flags: Flags, stream: u32, payload: &[u8]) -> Vec<u8> {
         let mut v = Vec::new();
         put_head(&mut v, payload.len(), ty, flags, stream);
         v.extend_from_slice(payload);
@@ -1565,7 +1565,7 @@ mod tests {
     }
 
     fn wu(stream: u32, inc: u32) -> Vec<u8> {
-        fr(WINDOW_UPDATE, 0, stream, &inc.to_be_bytes())
+        fr(WINDOW_UPDATE, Flags::NONE, stream, &inc.to_be_bytes())
     }
 
     fn block(fields: &[(&str, &str)]) -> Vec<u8> {
@@ -1576,12 +1576,12 @@ mod tests {
         b
     }
 
-    /// A HEADERS frame with END_HEADERS.
-    fn headers(stream: u32, flags: u8, fields: &[(&str, &str)]) -> Vec<u8> {
-        fr(HEADERS, flags | END_HEADERS, stream, &block(fields))
+    /// A HEADERS frame with Flags::END_HEADERS.
+    fn headers(stream: u32, flags: Flags, fields: &[(&str, &str)]) -> Vec<u8> {
+        fr(HEADERS, flags | Flags::END_HEADERS, stream, &block(fields))
     }
 
-    fn data(stream: u32, flags: u8, payload: &[u8]) -> Vec<u8> {
+    fn data(stream: u32, flags: Flags, payload: &[u8]) -> Vec<u8> {
         fr(DATA, flags, stream, payload)
     }
 
@@ -1738,7 +1738,10 @@ mod tests {
         assert!(c.pending_out().starts_with(PREFACE));
         let f = sent(&mut c);
         assert_eq!(f.len(), 2);
-        assert_eq!((f[0].0.ty, f[0].0.flags, f[0].0.stream), (SETTINGS, 0, 0));
+        assert_eq!(
+            (f[0].0.ty, f[0].0.flags, f[0].0.stream),
+            (SETTINGS, Flags::NONE, 0)
+        );
         assert_eq!(f[0].1, [0, 2, 0, 0, 0, 0, 0, 4, 0x3f, 0xff, 0xff, 0xff]);
         assert_eq!((f[1].0.ty, f[1].0.stream), (WINDOW_UPDATE, 0));
         assert_eq!(f[1].1, (RECV_WINDOW - 65_535).to_be_bytes());
@@ -1759,7 +1762,11 @@ mod tests {
         for (i, (h, p)) in f.iter().enumerate() {
             assert_eq!(
                 (h.ty, h.flags, h.stream),
-                (HEADERS, END_HEADERS | END_STREAM, 1 + 2 * i as u32)
+                (
+                    HEADERS,
+                    Flags::END_HEADERS | Flags::END_STREAM,
+                    1 + 2 * i as u32
+                )
             );
             assert_eq!(p, req.block(), "the same block for every stream");
         }
@@ -1785,7 +1792,7 @@ mod tests {
     fn simple_response_at_every_split() {
         let h = headers(
             1,
-            0,
+            Flags::NONE,
             &[
                 (":status", "200"),
                 ("content-length", "5"),
@@ -1793,7 +1800,7 @@ mod tests {
                 ("content-type", "text/plain"),
             ],
         );
-        let d = data(1, END_STREAM, b"hello");
+        let d = data(1, Flags::END_STREAM, b"hello");
         let evs = check_all_splits(1, false, &cat(&[&h, &d]));
         assert_eq!(
             evs,
@@ -1816,14 +1823,14 @@ mod tests {
     fn capture_rewrites_the_head_as_http1_and_keeps_the_body() {
         let h = headers(
             1,
-            0,
+            Flags::NONE,
             &[
                 (":status", "404"),
                 ("content-type", "text/html"),
                 ("x-a", "b c"),
             ],
         );
-        let d = data(1, END_STREAM, b"nope");
+        let d = data(1, Flags::END_STREAM, b"nope");
         let evs = check_all_splits(1, true, &cat(&[&h, &d]));
         let head = b"HTTP/1.1 404 \r\ncontent-type: text/html\r\nx-a: b c\r\n\r\n".to_vec();
         assert_eq!(
@@ -1873,7 +1880,7 @@ mod tests {
                 .collect();
             wire.extend(fr(
                 HEADERS,
-                END_HEADERS | END_STREAM,
+                Flags::END_HEADERS | Flags::END_STREAM,
                 1 + 2 * i as u32,
                 &bytes,
             ));
@@ -1885,7 +1892,7 @@ mod tests {
             // table.
             let w = fr(
                 HEADERS,
-                END_HEADERS | END_STREAM,
+                Flags::END_HEADERS | Flags::END_STREAM,
                 1,
                 &[0x3f, 0xe1, 0x01, 0x88],
             );
@@ -1924,11 +1931,11 @@ mod tests {
         let mut p = vec![3, 0, 0, 0, 0, 16];
         p.extend_from_slice(&b[..2]);
         p.extend_from_slice(&[0, 0, 0]);
-        let h1 = fr(HEADERS, PADDED | PRIORITY_FLAG, 1, &p);
-        let h2 = fr(CONTINUATION, 0, 1, &b[2..4]);
-        let h3 = fr(CONTINUATION, END_HEADERS, 1, &b[4..]);
-        let d1 = fr(DATA, PADDED, 1, &[4, b'a', b'b', b'c', 0, 0, 0, 0]);
-        let d2 = data(1, END_STREAM, b"");
+        let h1 = fr(HEADERS, Flags::PADDED | Flags::PRIORITY, 1, &p);
+        let h2 = fr(CONTINUATION, Flags::NONE, 1, &b[2..4]);
+        let h3 = fr(CONTINUATION, Flags::END_HEADERS, 1, &b[4..]);
+        let d1 = fr(DATA, Flags::PADDED, 1, &[4, b'a', b'b', b'c', 0, 0, 0, 0]);
+        let d2 = data(1, Flags::END_STREAM, b"");
         let wire = cat(&[&h1, &h2, &h3, &d1, &d2]);
         let evs = check_all_splits(1, true, &wire);
         assert_eq!(
@@ -1964,16 +1971,26 @@ mod tests {
     fn control_frames_at_every_split() {
         let wire = cat(&[
             &settings(&[(SETTINGS_MAX_CONCURRENT_STREAMS, 7), (0x99, 1)]),
-            &fr(PING, 0, 0, b"12345678"),
-            &fr(0x20, 0xff, 5, b"unknown frame types are skipped"),
-            &fr(PRIORITY, 0, 3, &[0, 0, 0, 0, 9]),
-            &fr(PRIORITY, 0, 11, &[0, 0, 0, 0, 9]),
-            &headers(1, 0, &[(":status", "200")]),
-            &fr(DATA, PADDED, 1, &[200; 201]),
-            &fr(RST_STREAM, 0, 3, &REFUSED_STREAM.to_be_bytes()),
-            &fr(SETTINGS, ACK, 0, &[]),
-            &fr(GOAWAY, 0, 0, &[0, 0, 0, 1, 0, 0, 0, 0, b'b', b'y', b'e']),
-            &data(1, END_STREAM, b"z"),
+            &fr(PING, Flags::NONE, 0, b"12345678"),
+            &fr(
+                0x20,
+                Flags::from_bits(0xff),
+                5,
+                b"unknown frame types are skipped",
+            ),
+            &fr(PRIORITY, Flags::NONE, 3, &[0, 0, 0, 0, 9]),
+            &fr(PRIORITY, Flags::NONE, 11, &[0, 0, 0, 0, 9]),
+            &headers(1, Flags::NONE, &[(":status", "200")]),
+            &fr(DATA, Flags::PADDED, 1, &[200; 201]),
+            &fr(RST_STREAM, Flags::NONE, 3, &REFUSED_STREAM.to_be_bytes()),
+            &fr(SETTINGS, Flags::ACK, 0, &[]),
+            &fr(
+                GOAWAY,
+                Flags::NONE,
+                0,
+                &[0, 0, 0, 1, 0, 0, 0, 0, b'b', b'y', b'e'],
+            ),
+            &data(1, Flags::END_STREAM, b"z"),
         ]);
         let evs = check_all_splits(3, false, &wire);
         assert_eq!(
@@ -1992,10 +2009,10 @@ mod tests {
         feed_ok(&mut c, &wire);
         let f = sent(&mut c);
         assert_eq!(f.len(), 2);
-        assert_eq!((f[0].0.ty, f[0].0.flags), (SETTINGS, ACK));
+        assert_eq!((f[0].0.ty, f[0].0.flags), (SETTINGS, Flags::ACK));
         assert_eq!(
             (f[1].0.ty, f[1].0.flags, &f[1].1[..]),
-            (PING, ACK, &b"12345678"[..])
+            (PING, Flags::ACK, &b"12345678"[..])
         );
         assert_eq!(c.peer_max_streams(), Some(7));
     }
@@ -2003,19 +2020,22 @@ mod tests {
     #[test]
     fn ping_is_answered_and_ping_ack_is_not() {
         let mut c = conn(0, false);
-        assert!(feed_ok(&mut c, &fr(PING, 0, 0, b"abcdefgh")).is_empty());
+        assert!(feed_ok(&mut c, &fr(PING, Flags::NONE, 0, b"abcdefgh")).is_empty());
         let f = sent(&mut c);
         assert_eq!(f.len(), 1);
-        assert_eq!((f[0].0.ty, f[0].0.flags, f[0].0.stream), (PING, ACK, 0));
+        assert_eq!(
+            (f[0].0.ty, f[0].0.flags, f[0].0.stream),
+            (PING, Flags::ACK, 0)
+        );
         assert_eq!(f[0].1, b"abcdefgh");
-        feed_ok(&mut c, &fr(PING, ACK, 0, b"abcdefgh"));
+        feed_ok(&mut c, &fr(PING, Flags::ACK, 0, b"abcdefgh"));
         assert!(sent(&mut c).is_empty());
     }
 
     #[test]
     fn a_ping_flood_is_refused() {
         let mut c = conn(0, false);
-        let ping = fr(PING, 0, 0, b"abcdefgh");
+        let ping = fr(PING, Flags::NONE, 0, b"abcdefgh");
         let flood: Vec<u8> = (0..MAX_QUEUED_ACKS + 1)
             .flat_map(|_| ping.clone())
             .collect();
@@ -2038,7 +2058,7 @@ mod tests {
             assert!(h.len <= 16_384);
             assert!(!end, "DATA after END_STREAM");
             body.extend_from_slice(p);
-            end = h.flags & END_STREAM != 0;
+            end = h.flags.contains(Flags::END_STREAM);
         }
         (body, end)
     }
@@ -2050,7 +2070,7 @@ mod tests {
         let body = req.body().to_vec();
         c.open(&req, 1, false).unwrap();
         let f = sent(&mut c);
-        assert_eq!((f[0].0.ty, f[0].0.flags), (HEADERS, END_HEADERS));
+        assert_eq!((f[0].0.ty, f[0].0.flags), (HEADERS, Flags::END_HEADERS));
         assert_eq!(data_sent(&f), (body[..65_535].to_vec(), false));
         // The stream gets window, but the connection has none.
         feed_ok(&mut c, &wu(1, 40_000));
@@ -2071,8 +2091,8 @@ mod tests {
         feed_ok(&mut c, &wu(0, 5_000));
         assert!(sent(&mut c).is_empty());
         let wire = cat(&[
-            &headers(1, 0, &[(":status", "201")]),
-            &data(1, END_STREAM, b""),
+            &headers(1, Flags::NONE, &[(":status", "201")]),
+            &data(1, Flags::END_STREAM, b""),
         ]);
         let evs = feed_ok(&mut c, &wire);
         assert_eq!(evs.last(), Some(&Ev::End(1)));
@@ -2117,7 +2137,7 @@ mod tests {
         let mut c = ClientConn::new();
         sent(&mut c);
         feed_ok(&mut c, &settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 16)]));
-        assert_eq!(sent(&mut c)[0].0.flags, ACK);
+        assert_eq!(sent(&mut c)[0].0.flags, Flags::ACK);
         let req = post(100);
         let body = req.body().to_vec();
         c.open(&req, 1, false).unwrap();
@@ -2125,13 +2145,16 @@ mod tests {
         // 16 → 6: the window goes to -10.
         feed_ok(&mut c, &settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 6)]));
         let f = sent(&mut c);
-        assert_eq!((f.len(), f[0].0.ty, f[0].0.flags), (1, SETTINGS, ACK));
+        assert_eq!(
+            (f.len(), f[0].0.ty, f[0].0.flags),
+            (1, SETTINGS, Flags::ACK)
+        );
         feed_ok(&mut c, &wu(1, 15));
         assert_eq!(data_sent(&sent(&mut c)), (body[16..21].to_vec(), false));
         // 6 → 100: +94.
         feed_ok(&mut c, &settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 100)]));
         let f = sent(&mut c);
-        assert_eq!((f[0].0.ty, f[0].0.flags), (SETTINGS, ACK));
+        assert_eq!((f[0].0.ty, f[0].0.flags), (SETTINGS, Flags::ACK));
         assert_eq!(data_sent(&f), (body[21..].to_vec(), true));
     }
 
@@ -2146,11 +2169,11 @@ mod tests {
         assert_eq!(f.len(), 2);
         assert_eq!(
             (f[0].0.ty, f[0].0.flags, f[0].0.len),
-            (HEADERS, END_STREAM, 16_384)
+            (HEADERS, Flags::END_STREAM, 16_384)
         );
         assert_eq!(
             (f[1].0.ty, f[1].0.flags, f[1].0.stream),
-            (CONTINUATION, END_HEADERS, 1)
+            (CONTINUATION, Flags::END_HEADERS, 1)
         );
         assert_eq!([&f[0].1[..], &f[1].1[..]].concat(), req.block());
         feed_ok(&mut c, &settings(&[(SETTINGS_MAX_FRAME_SIZE, 30_000)]));
@@ -2158,7 +2181,7 @@ mod tests {
         c.open(&req, 2, false).unwrap();
         let f = sent(&mut c);
         assert_eq!(f.len(), 1);
-        assert_eq!(f[0].0.flags, END_STREAM | END_HEADERS);
+        assert_eq!(f[0].0.flags, Flags::END_STREAM | Flags::END_HEADERS);
     }
 
     #[test]
@@ -2166,13 +2189,21 @@ mod tests {
         let mut c = conn(5, false);
         let evs = feed_ok(
             &mut c,
-            &fr(GOAWAY, 0, 0, &[0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0]),
+            &fr(
+                GOAWAY,
+                Flags::NONE,
+                0,
+                &[0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0],
+            ),
         );
         assert_eq!(evs, [Ev::GoAway(MAX_STREAM_ID, NO_ERROR)]);
         assert!(c.going_away() && !c.can_open());
         assert_eq!(c.open(&get(), 9, false), Err(OpenError::GoingAway));
         assert_eq!(c.open_streams(), 5);
-        let evs = feed_ok(&mut c, &fr(GOAWAY, 0, 0, &[0, 0, 0, 3, 0, 0, 0, 0]));
+        let evs = feed_ok(
+            &mut c,
+            &fr(GOAWAY, Flags::NONE, 0, &[0, 0, 0, 3, 0, 0, 0, 0]),
+        );
         assert_eq!(
             evs,
             [
@@ -2184,25 +2215,38 @@ mod tests {
         );
         assert_eq!(c.open_streams(), 2);
         // A GOAWAY may not raise the id again.
-        let evs = feed_ok(&mut c, &fr(GOAWAY, 0, 0, &[0, 0, 0, 9, 0, 0, 0, 2]));
+        let evs = feed_ok(
+            &mut c,
+            &fr(GOAWAY, Flags::NONE, 0, &[0, 0, 0, 9, 0, 0, 0, 2]),
+        );
         assert_eq!(evs, [Ev::GoAway(9, 2)]);
         // Streams at or below the id still complete.
-        let evs = feed_ok(&mut c, &headers(3, END_STREAM, &[(":status", "200")]));
+        let evs = feed_ok(
+            &mut c,
+            &headers(3, Flags::END_STREAM, &[(":status", "200")]),
+        );
         assert_eq!(evs, [head_ev(101, 200, None, 10), Ev::End(101)]);
         // Frames for forgotten streams are discarded.
-        assert!(feed_ok(&mut c, &headers(5, END_STREAM, &[(":status", "200")])).is_empty());
+        assert!(feed_ok(
+            &mut c,
+            &headers(5, Flags::END_STREAM, &[(":status", "200")])
+        )
+        .is_empty());
         assert_eq!(c.open_streams(), 1);
     }
 
     #[test]
     fn reset_streams_are_forgotten() {
         let mut c = conn(2, false);
-        let evs = feed_ok(&mut c, &fr(RST_STREAM, 0, 1, &REFUSED_STREAM.to_be_bytes()));
+        let evs = feed_ok(
+            &mut c,
+            &fr(RST_STREAM, Flags::NONE, 1, &REFUSED_STREAM.to_be_bytes()),
+        );
         assert_eq!(evs, [Ev::Reset(100, REFUSED_STREAM)]);
         let late = cat(&[
-            &headers(1, 0, &[(":status", "200")]),
-            &data(1, END_STREAM, b"xyz"),
-            &fr(RST_STREAM, 0, 1, &[0; 4]),
+            &headers(1, Flags::NONE, &[(":status", "200")]),
+            &data(1, Flags::END_STREAM, b"xyz"),
+            &fr(RST_STREAM, Flags::NONE, 1, &[0; 4]),
             &wu(1, 5),
         ]);
         assert!(feed_ok(&mut c, &late).is_empty());
@@ -2227,14 +2271,19 @@ mod tests {
         let mut b1 = vec![0x88, 0x40 | 54];
         put_str(&mut b1, b"srv-x");
         let late = cat(&[
-            &fr(HEADERS, END_HEADERS, 1, &b1),
-            &data(1, END_STREAM, b"abc"),
+            &fr(HEADERS, Flags::END_HEADERS, 1, &b1),
+            &data(1, Flags::END_STREAM, b"abc"),
         ]);
         assert!(feed_ok(&mut c, &late).is_empty());
         // Stream 3 refers to it by index.
         let evs = feed_ok(
             &mut c,
-            &fr(HEADERS, END_HEADERS | END_STREAM, 3, &[0x88, 0xbe]),
+            &fr(
+                HEADERS,
+                Flags::END_HEADERS | Flags::END_STREAM,
+                3,
+                &[0x88, 0xbe],
+            ),
         );
         assert_eq!(
             evs,
@@ -2254,11 +2303,19 @@ mod tests {
 
     #[test]
     fn interim_heads_and_trailers() {
-        let h100 = headers(1, 0, &[(":status", "100")]);
-        let h103 = headers(1, 0, &[(":status", "103"), ("link", "</a>; rel=preload")]);
-        let h200 = headers(1, 0, &[(":status", "200"), ("content-length", "2")]);
-        let d = data(1, 0, b"ab");
-        let t = headers(1, END_STREAM, &[("x-checksum", "1")]);
+        let h100 = headers(1, Flags::NONE, &[(":status", "100")]);
+        let h103 = headers(
+            1,
+            Flags::NONE,
+            &[(":status", "103"), ("link", "</a>; rel=preload")],
+        );
+        let h200 = headers(
+            1,
+            Flags::NONE,
+            &[(":status", "200"), ("content-length", "2")],
+        );
+        let d = data(1, Flags::NONE, b"ab");
+        let t = headers(1, Flags::END_STREAM, &[("x-checksum", "1")]);
         let wire = cat(&[&h100, &h103, &h200, &d, &t]);
         let evs = check_all_splits(1, false, &wire);
         assert_eq!(
@@ -2277,11 +2334,20 @@ mod tests {
     /// found the split-dependent version).
     #[test]
     fn too_long_body_is_refused_whole_at_every_split() {
-        let h = headers(1, 0, &[(":status", "200"), ("content-length", "4")]);
+        let h = headers(
+            1,
+            Flags::NONE,
+            &[(":status", "200"), ("content-length", "4")],
+        );
         let wire = cat(&[
             &h,
-            &data(1, 0, b"ab"),
-            &fr(DATA, PADDED | END_STREAM, 1, &[1, b'c', b'd', b'e', 0]),
+            &data(1, Flags::NONE, b"ab"),
+            &fr(
+                DATA,
+                Flags::PADDED | Flags::END_STREAM,
+                1,
+                &[1, b'c', b'd', b'e', 0],
+            ),
         ]);
         let evs = check_all_splits(1, false, &wire);
         assert_eq!(
@@ -2303,26 +2369,30 @@ mod tests {
         c.open(&get(), 4, false).unwrap();
         let h = headers(
             1,
-            END_STREAM,
+            Flags::END_STREAM,
             &[(":status", "200"), ("content-length", "1000")],
         );
         assert_eq!(
             feed_ok(&mut c, &h),
             [head_ev(1, 200, Some(1000), h.len()), Ev::End(1)]
         );
-        let h = headers(3, END_STREAM, &[(":status", "204")]);
+        let h = headers(3, Flags::END_STREAM, &[(":status", "204")]);
         assert_eq!(
             feed_ok(&mut c, &h),
             [head_ev(2, 204, None, h.len()), Ev::End(2)]
         );
-        let h = headers(5, 0, &[(":status", "200"), ("content-length", "3")]);
-        let evs = feed_ok(&mut c, &cat(&[&h, &data(5, END_STREAM, b"abc")]));
+        let h = headers(
+            5,
+            Flags::NONE,
+            &[(":status", "200"), ("content-length", "3")],
+        );
+        let evs = feed_ok(&mut c, &cat(&[&h, &data(5, Flags::END_STREAM, b"abc")]));
         assert_eq!(
             evs[1],
             Ev::StreamError(3, "body in a response that has none (HEAD, 204, 304)")
         );
-        let h = headers(7, 0, &[(":status", "304")]);
-        let evs = feed_ok(&mut c, &cat(&[&h, &data(7, END_STREAM, b"")]));
+        let h = headers(7, Flags::NONE, &[(":status", "304")]);
+        let evs = feed_ok(&mut c, &cat(&[&h, &data(7, Flags::END_STREAM, b"")]));
         assert_eq!(evs.last(), Some(&Ev::End(4)));
     }
 
@@ -2332,7 +2402,10 @@ mod tests {
         feed_ok(&mut c, &settings(&[(SETTINGS_INITIAL_WINDOW_SIZE, 10)]));
         c.open(&post(100), 1, false).unwrap();
         sent(&mut c);
-        let evs = feed_ok(&mut c, &headers(1, END_STREAM, &[(":status", "413")]));
+        let evs = feed_ok(
+            &mut c,
+            &headers(1, Flags::END_STREAM, &[(":status", "413")]),
+        );
         assert_eq!(evs.last(), Some(&Ev::End(1)));
         let f = sent(&mut c);
         assert_eq!((f[0].0.ty, f[0].0.stream), (RST_STREAM, 1));
@@ -2402,7 +2475,7 @@ mod tests {
         for (n, &t) in order.iter().enumerate() {
             let evs = feed_ok(
                 &mut c,
-                &headers(2 * t + 1, END_STREAM, &[(":status", "200")]),
+                &headers(2 * t + 1, Flags::END_STREAM, &[(":status", "200")]),
             );
             assert_eq!(evs, [head_ev(t, 200, None, 10), Ev::End(t)]);
             assert_eq!(c.open_streams(), 999 - n);
@@ -2418,8 +2491,8 @@ mod tests {
     #[test]
     fn receive_windows_are_topped_up_past_half() {
         let mut c = conn(1, false);
-        feed_ok(&mut c, &headers(1, 0, &[(":status", "200")]));
-        let frame = data(1, 0, &[7; 16_384]);
+        feed_ok(&mut c, &headers(1, Flags::NONE, &[(":status", "200")]));
+        let frame = data(1, Flags::NONE, &[7; 16_384]);
         let mut body = 0u64;
         let mut updates = Vec::new();
         while body < 3 * RECV_WINDOW as u64 {
@@ -2460,47 +2533,55 @@ mod tests {
     #[test]
     fn connection_errors() {
         let big_block: Vec<u8> = cat(&[
-            &fr(HEADERS, 0, 1, &[0x88]),
+            &fr(HEADERS, Flags::NONE, 1, &[0x88]),
             &(0..17)
-                .flat_map(|_| fr(CONTINUATION, 0, 1, &[0; 16_384]))
+                .flat_map(|_| fr(CONTINUATION, Flags::NONE, 1, &[0; 16_384]))
                 .collect::<Vec<u8>>(),
         ]);
         let cases: Vec<(&str, Vec<u8>, u32)> = vec![
-            ("DATA on stream 0", data(0, 0, b"x"), PROTOCOL_ERROR),
-            ("DATA on an idle stream", data(9, 0, b"x"), PROTOCOL_ERROR),
+            (
+                "DATA on stream 0",
+                data(0, Flags::NONE, b"x"),
+                PROTOCOL_ERROR,
+            ),
+            (
+                "DATA on an idle stream",
+                data(9, Flags::NONE, b"x"),
+                PROTOCOL_ERROR,
+            ),
             (
                 "HEADERS on stream 0",
-                headers(0, 0, &[(":status", "200")]),
+                headers(0, Flags::NONE, &[(":status", "200")]),
                 PROTOCOL_ERROR,
             ),
             (
                 "HEADERS on an idle stream",
-                headers(7, 0, &[(":status", "200")]),
+                headers(7, Flags::NONE, &[(":status", "200")]),
                 PROTOCOL_ERROR,
             ),
             (
                 "HEADERS on an even stream",
-                headers(2, 0, &[(":status", "200")]),
+                headers(2, Flags::NONE, &[(":status", "200")]),
                 PROTOCOL_ERROR,
             ),
             (
                 "frame too large",
-                fr(PING, 0, 0, &[0; 16_385]),
+                fr(PING, Flags::NONE, 0, &[0; 16_385]),
                 FRAME_SIZE_ERROR,
             ),
             (
                 "SETTINGS length 5",
-                fr(SETTINGS, 0, 0, &[0; 5]),
+                fr(SETTINGS, Flags::NONE, 0, &[0; 5]),
                 FRAME_SIZE_ERROR,
             ),
             (
                 "SETTINGS ACK with payload",
-                fr(SETTINGS, ACK, 0, &[0; 6]),
+                fr(SETTINGS, Flags::ACK, 0, &[0; 6]),
                 FRAME_SIZE_ERROR,
             ),
             (
                 "SETTINGS on a stream",
-                fr(SETTINGS, 0, 1, &[]),
+                fr(SETTINGS, Flags::NONE, 1, &[]),
                 PROTOCOL_ERROR,
             ),
             (
@@ -2523,8 +2604,16 @@ mod tests {
                 settings(&[(SETTINGS_MAX_FRAME_SIZE, 1 << 24)]),
                 PROTOCOL_ERROR,
             ),
-            ("PING length 7", fr(PING, 0, 0, &[0; 7]), FRAME_SIZE_ERROR),
-            ("PING on a stream", fr(PING, 0, 1, &[0; 8]), PROTOCOL_ERROR),
+            (
+                "PING length 7",
+                fr(PING, Flags::NONE, 0, &[0; 7]),
+                FRAME_SIZE_ERROR,
+            ),
+            (
+                "PING on a stream",
+                fr(PING, Flags::NONE, 1, &[0; 8]),
+                PROTOCOL_ERROR,
+            ),
             ("connection WINDOW_UPDATE of 0", wu(0, 0), PROTOCOL_ERROR),
             (
                 "connection window overflow",
@@ -2533,95 +2622,98 @@ mod tests {
             ),
             (
                 "WINDOW_UPDATE length 3",
-                fr(WINDOW_UPDATE, 0, 0, &[0; 3]),
+                fr(WINDOW_UPDATE, Flags::NONE, 0, &[0; 3]),
                 FRAME_SIZE_ERROR,
             ),
             ("WINDOW_UPDATE on an idle stream", wu(7, 1), PROTOCOL_ERROR),
             (
                 "PUSH_PROMISE",
-                fr(PUSH_PROMISE, END_HEADERS, 1, &[0, 0, 0, 2, 0x82]),
+                fr(PUSH_PROMISE, Flags::END_HEADERS, 1, &[0, 0, 0, 2, 0x82]),
                 PROTOCOL_ERROR,
             ),
             (
                 "CONTINUATION alone",
-                fr(CONTINUATION, END_HEADERS, 1, &[0x88]),
+                fr(CONTINUATION, Flags::END_HEADERS, 1, &[0x88]),
                 PROTOCOL_ERROR,
             ),
             (
                 "header block interrupted",
-                cat(&[&fr(HEADERS, 0, 1, &[0x88]), &fr(PING, 0, 0, &[0; 8])]),
+                cat(&[
+                    &fr(HEADERS, Flags::NONE, 1, &[0x88]),
+                    &fr(PING, Flags::NONE, 0, &[0; 8]),
+                ]),
                 PROTOCOL_ERROR,
             ),
             (
                 "CONTINUATION on another stream",
                 cat(&[
-                    &fr(HEADERS, 0, 1, &[0x88]),
-                    &fr(CONTINUATION, END_HEADERS, 3, &[]),
+                    &fr(HEADERS, Flags::NONE, 1, &[0x88]),
+                    &fr(CONTINUATION, Flags::END_HEADERS, 3, &[]),
                 ]),
                 PROTOCOL_ERROR,
             ),
             ("header block too large", big_block, ENHANCE_YOUR_CALM),
             (
                 "bad HPACK index",
-                fr(HEADERS, END_HEADERS, 1, &[0x80]),
+                fr(HEADERS, Flags::END_HEADERS, 1, &[0x80]),
                 COMPRESSION_ERROR,
             ),
             (
                 "bad HPACK on a cancelled stream too",
-                fr(HEADERS, END_HEADERS, 5, &[0xff, 0xff, 0xff]),
+                fr(HEADERS, Flags::END_HEADERS, 5, &[0xff, 0xff, 0xff]),
                 COMPRESSION_ERROR,
             ),
             (
                 "DATA padding too long",
                 cat(&[
-                    &headers(1, 0, &[(":status", "200")]),
-                    &fr(DATA, PADDED, 1, &[2, 1]),
+                    &headers(1, Flags::NONE, &[(":status", "200")]),
+                    &fr(DATA, Flags::PADDED, 1, &[2, 1]),
                 ]),
                 PROTOCOL_ERROR,
             ),
             (
                 "DATA padded without pad length",
-                fr(DATA, PADDED, 1, &[]),
+                fr(DATA, Flags::PADDED, 1, &[]),
                 FRAME_SIZE_ERROR,
             ),
             (
                 "HEADERS padding too long",
-                fr(HEADERS, END_HEADERS | PADDED, 1, &[2, 0x88]),
+                fr(HEADERS, Flags::END_HEADERS | Flags::PADDED, 1, &[2, 0x88]),
                 PROTOCOL_ERROR,
             ),
             (
                 "HEADERS too short for priority",
-                fr(HEADERS, END_HEADERS | PRIORITY_FLAG, 1, &[0, 0, 0]),
+                fr(HEADERS, Flags::END_HEADERS | Flags::PRIORITY, 1, &[0, 0, 0]),
                 FRAME_SIZE_ERROR,
             ),
             (
                 "RST_STREAM length 3",
-                fr(RST_STREAM, 0, 1, &[0; 3]),
+                fr(RST_STREAM, Flags::NONE, 1, &[0; 3]),
                 FRAME_SIZE_ERROR,
             ),
             (
                 "RST_STREAM on stream 0",
-                fr(RST_STREAM, 0, 0, &[0; 4]),
+                fr(RST_STREAM, Flags::NONE, 0, &[0; 4]),
                 PROTOCOL_ERROR,
             ),
             (
                 "RST_STREAM on an idle stream",
-                fr(RST_STREAM, 0, 9, &[0; 4]),
+                fr(RST_STREAM, Flags::NONE, 9, &[0; 4]),
                 PROTOCOL_ERROR,
             ),
             (
                 "GOAWAY length 4",
-                fr(GOAWAY, 0, 0, &[0; 4]),
+                fr(GOAWAY, Flags::NONE, 0, &[0; 4]),
                 FRAME_SIZE_ERROR,
             ),
             (
                 "GOAWAY on a stream",
-                fr(GOAWAY, 0, 1, &[0; 8]),
+                fr(GOAWAY, Flags::NONE, 1, &[0; 8]),
                 PROTOCOL_ERROR,
             ),
             (
                 "PRIORITY on stream 0",
-                fr(PRIORITY, 0, 0, &[0; 5]),
+                fr(PRIORITY, Flags::NONE, 0, &[0; 5]),
                 PROTOCOL_ERROR,
             ),
             (
@@ -2655,10 +2747,10 @@ mod tests {
         assert!(e.reason.contains("HTTP/1.x"), "{e}");
         assert!(!c.heard_from_peer());
         let mut c = ClientConn::new();
-        let e = refused(&mut c, &fr(PING, 0, 0, &[0; 8]));
+        let e = refused(&mut c, &fr(PING, Flags::NONE, 0, &[0; 8]));
         assert!(e.reason.contains("not SETTINGS"), "{e}");
         let mut c = ClientConn::new();
-        refused(&mut c, &fr(SETTINGS, ACK, 0, &[]));
+        refused(&mut c, &fr(SETTINGS, Flags::ACK, 0, &[]));
         assert_eq!(
             e.to_string(),
             "the server's first frame is not SETTINGS: not an HTTP/2 server? (PROTOCOL_ERROR)"
@@ -2671,12 +2763,12 @@ mod tests {
             let mut p = dep.to_be_bytes().to_vec();
             p.push(16);
             p.push(0x88);
-            fr(HEADERS, END_HEADERS | PRIORITY_FLAG, 1, &p)
+            fr(HEADERS, Flags::END_HEADERS | Flags::PRIORITY, 1, &p)
         };
-        let ok = |fields: &[(&str, &str)]| headers(1, 0, fields);
+        let ok = |fields: &[(&str, &str)]| headers(1, Flags::NONE, fields);
         let cases: Vec<(Vec<u8>, &str, u32)> = vec![
             (
-                data(1, 0, b"x"),
+                data(1, Flags::NONE, b"x"),
                 "DATA before the response head",
                 PROTOCOL_ERROR,
             ),
@@ -2739,7 +2831,7 @@ mod tests {
             (
                 cat(&[
                     &ok(&[(":status", "200"), ("content-length", "2")]),
-                    &data(1, END_STREAM, b"abc"),
+                    &data(1, Flags::END_STREAM, b"abc"),
                 ]),
                 "response body longer than its content-length",
                 PROTOCOL_ERROR,
@@ -2747,7 +2839,7 @@ mod tests {
             (
                 cat(&[
                     &ok(&[(":status", "200"), ("content-length", "5")]),
-                    &data(1, END_STREAM, b"abc"),
+                    &data(1, Flags::END_STREAM, b"abc"),
                 ]),
                 "response body shorter than its content-length",
                 PROTOCOL_ERROR,
@@ -2755,14 +2847,14 @@ mod tests {
             (
                 headers(
                     1,
-                    END_STREAM,
+                    Flags::END_STREAM,
                     &[(":status", "200"), ("content-length", "5")],
                 ),
                 "response body shorter than its content-length",
                 PROTOCOL_ERROR,
             ),
             (
-                headers(1, END_STREAM, &[(":status", "100")]),
+                headers(1, Flags::END_STREAM, &[(":status", "100")]),
                 "an interim (1xx) response ended the stream",
                 PROTOCOL_ERROR,
             ),
@@ -2779,7 +2871,7 @@ mod tests {
             (
                 cat(&[
                     &ok(&[(":status", "200")]),
-                    &headers(1, END_STREAM, &[(":status", "200")]),
+                    &headers(1, Flags::END_STREAM, &[(":status", "200")]),
                 ]),
                 "pseudo-header field in trailers",
                 PROTOCOL_ERROR,
@@ -2792,12 +2884,12 @@ mod tests {
             ),
             (prio(1), "stream depends on itself", PROTOCOL_ERROR),
             (
-                fr(PRIORITY, 0, 1, &[0, 0, 0, 1, 0]),
+                fr(PRIORITY, Flags::NONE, 1, &[0, 0, 0, 1, 0]),
                 "stream depends on itself",
                 PROTOCOL_ERROR,
             ),
             (
-                fr(PRIORITY, 0, 1, &[0; 4]),
+                fr(PRIORITY, Flags::NONE, 1, &[0; 4]),
                 "PRIORITY payload not 5 bytes",
                 FRAME_SIZE_ERROR,
             ),
@@ -2816,7 +2908,10 @@ mod tests {
             assert_eq!(be32(&f[0].1), code, "{reason}");
             assert_eq!(c.open_streams(), 1, "{reason}");
             // The connection goes on: stream 3 still gets its response.
-            let evs = feed_ok(&mut c, &headers(3, END_STREAM, &[(":status", "200")]));
+            let evs = feed_ok(
+                &mut c,
+                &headers(3, Flags::END_STREAM, &[(":status", "200")]),
+            );
             assert_eq!(evs, [head_ev(101, 200, None, 10), Ev::End(101)], "{reason}");
         }
     }
@@ -2826,7 +2921,7 @@ mod tests {
         let mut c = conn(1, true);
         let evs = feed_ok(
             &mut c,
-            &headers(1, END_STREAM, &[(":status", "200"), ("x", "a\r\nb")]),
+            &headers(1, Flags::END_STREAM, &[(":status", "200"), ("x", "a\r\nb")]),
         );
         assert_eq!(evs, [Ev::StreamError(100, "invalid field value")]);
     }
