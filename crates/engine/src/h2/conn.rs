@@ -14,6 +14,9 @@ use super::request::Request;
 use super::PREFACE;
 use std::fmt;
 use std::sync::Arc;
+use store::{Stream, Streams, BLOCKED, CAPTURE, END_SENT, GOT_HEAD, HEAD_REQUEST, NO_BODY};
+
+mod store;
 
 /// Our receive window, per stream and for the connection: 2^30 − 1 like
 /// h2load's default, so a benchmark is never held back by its client.
@@ -115,181 +118,6 @@ impl fmt::Display for OpenError {
 }
 
 impl std::error::Error for OpenError {}
-
-const CAPTURE: u8 = 1;
-const HEAD_REQUEST: u8 = 2;
-/// The final head arrived: DATA and trailers may follow.
-const GOT_HEAD: u8 = 4;
-/// HEAD, 204 or 304: DATA must be empty whatever content-length says.
-const NO_BODY: u8 = 8;
-/// Our END_STREAM is queued.
-const END_SENT: u8 = 16;
-/// In `blocked`, waiting for window to send the rest of the body.
-const BLOCKED: u8 = 32;
-
-#[derive(Debug, Default)]
-struct Stream {
-    /// 0: an empty slot of the table.
-    id: u32,
-    token: u32,
-    flags: u8,
-    /// May go negative when the server lowers SETTINGS_INITIAL_WINDOW_SIZE.
-    send_window: i64,
-    /// Received since our last WINDOW_UPDATE for the stream.
-    recv_consumed: u32,
-    content_length: Option<u64>,
-    received: u64,
-    /// Bytes of interim (1xx) heads, reported with the final head.
-    wire: u32,
-    /// The request body, kept only while some of it waits for window.
-    body: Option<Arc<[u8]>>,
-    body_off: usize,
-}
-
-/// Open streams by id: a slab of streams and an index of (id, slab slot)
-/// pairs, linear probing with backward-shift deletion (no tombstones).
-/// Ids are spread by a Fibonacci hash: client ids are consecutive, and
-/// placed by `id / 2` they would form one long run that every deletion has
-/// to walk to its end.
-#[derive(Debug)]
-struct Streams {
-    index: Vec<Slot>,
-    /// 64 − log2(index.len()).
-    shift: u32,
-    slab: Vec<Stream>,
-    free: Vec<u32>,
-    len: usize,
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-struct Slot {
-    /// 0: empty.
-    id: u32,
-    at: u32,
-}
-
-impl Streams {
-    fn new(capacity: usize) -> Streams {
-        debug_assert!(capacity.is_power_of_two() && capacity >= 2);
-        Streams {
-            index: vec![Slot::default(); capacity],
-            shift: 64 - capacity.trailing_zeros(),
-            slab: Vec::new(),
-            free: Vec::new(),
-            len: 0,
-        }
-    }
-
-    #[inline]
-    fn home(&self, id: u32) -> usize {
-        ((id as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
-    }
-
-    /// Position in `index` of `id`.
-    #[inline]
-    fn find(&self, id: u32) -> Option<usize> {
-        if id == 0 {
-            return None;
-        }
-        let mask = self.index.len() - 1;
-        let mut i = self.home(id);
-        loop {
-            match self.index[i].id {
-                s if s == id => return Some(i),
-                0 => return None,
-                _ => i = (i + 1) & mask,
-            }
-        }
-    }
-
-    #[inline]
-    fn get(&self, id: u32) -> Option<&Stream> {
-        self.find(id).map(|i| &self.slab[self.index[i].at as usize])
-    }
-
-    #[inline]
-    fn get_mut(&mut self, id: u32) -> Option<&mut Stream> {
-        self.find(id)
-            .map(|i| &mut self.slab[self.index[i].at as usize])
-    }
-
-    fn insert(&mut self, s: Stream) {
-        // At most half full: probes stay short and always find a hole.
-        if (self.len + 1) * 2 > self.index.len() {
-            let old = std::mem::take(&mut self.index);
-            *self = Streams {
-                slab: std::mem::take(&mut self.slab),
-                free: std::mem::take(&mut self.free),
-                ..Streams::new(old.len() * 2)
-            };
-            for slot in old.into_iter().filter(|s| s.id != 0) {
-                self.place(slot);
-            }
-            self.len = self.slab.len() - self.free.len();
-        }
-        let id = s.id;
-        let at = match self.free.pop() {
-            Some(at) => {
-                self.slab[at as usize] = s;
-                at
-            }
-            None => {
-                self.slab.push(s);
-                self.slab.len() as u32 - 1
-            }
-        };
-        self.place(Slot { id, at });
-        self.len += 1;
-    }
-
-    fn place(&mut self, slot: Slot) {
-        let mask = self.index.len() - 1;
-        let mut i = self.home(slot.id);
-        while self.index[i].id != 0 {
-            i = (i + 1) & mask;
-        }
-        self.index[i] = slot;
-    }
-
-    fn remove(&mut self, id: u32) -> Option<Stream> {
-        let i = self.find(id)?;
-        let at = self.index[i].at;
-        let s = std::mem::take(&mut self.slab[at as usize]);
-        self.free.push(at);
-        self.len -= 1;
-        self.index[i] = Slot::default();
-        let mask = self.index.len() - 1;
-        let mut hole = i;
-        let mut j = (i + 1) & mask;
-        while self.index[j].id != 0 {
-            // Move the entry back if the hole lies on its probe path.
-            let h = self.home(self.index[j].id);
-            if (j.wrapping_sub(h) & mask) >= (j.wrapping_sub(hole) & mask) {
-                self.index.swap(hole, j);
-                hole = j;
-            }
-            j = (j + 1) & mask;
-        }
-        Some(s)
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &Stream> {
-        self.slab.iter().filter(|s| s.id != 0)
-    }
-
-    fn iter_mut(&mut self) -> impl Iterator<Item = &mut Stream> {
-        self.slab.iter_mut().filter(|s| s.id != 0)
-    }
-
-    /// Forgets every stream, appending their tokens to `out`.
-    fn drain_tokens(&mut self, out: &mut Vec<u32>) {
-        out.extend(self.iter().map(|s| s.token));
-        self.index.fill(Slot::default());
-        self.slab.clear();
-        self.free.clear();
-        self.len = 0;
-    }
-}
 
 /// Where the reader is in the incoming byte stream.
 #[derive(Debug, Clone, Copy)]
@@ -438,7 +266,7 @@ impl ClientConn {
     /// fewer streams open than the server's SETTINGS_MAX_CONCURRENT_STREAMS
     /// (100 until its SETTINGS arrive).
     pub fn can_open(&self) -> bool {
-        !self.going_away() && (self.streams.len as u64) < self.peer_max_streams as u64
+        !self.going_away() && (self.streams.len() as u64) < self.peer_max_streams as u64
     }
 
     /// Opens a stream: queues HEADERS (and CONTINUATION beyond the server's
@@ -452,7 +280,7 @@ impl ClientConn {
         if self.next_id > MAX_STREAM_ID {
             return Err(OpenError::IdsExhausted);
         }
-        if self.streams.len as u64 >= self.peer_max_streams as u64 {
+        if self.streams.len() as u64 >= self.peer_max_streams as u64 {
             return Err(OpenError::AtLimit);
         }
         let id = self.next_id;
@@ -548,7 +376,7 @@ impl ClientConn {
     }
 
     pub fn open_streams(&self) -> usize {
-        self.streams.len
+        self.streams.len()
     }
 
     /// GOAWAY received, the connection failed, or stream ids are exhausted:
