@@ -1,0 +1,142 @@
+//! The capture scan: what a response head's fields say (status,
+//! content-length, server) and whether they are well-formed (RFC 9113
+//! §8.3), checked field by field as HPACK decodes them, without collecting
+//! the fields. For capture streams it also writes the head out as HTTP/1.1
+//! text, for callers that parse HTTP/1.1.
+
+use crate::h2::hpack::{Class, Field};
+
+/// Largest response head re-written for a capture stream.
+const MAX_HEAD: usize = crate::codec::MAX_HEAD;
+
+/// What one header block says, field by field.
+#[derive(Debug)]
+pub(super) struct Scan {
+    trailers: bool,
+    capture: bool,
+    pub(super) status: u16,
+    pub(super) content_length: Option<u64>,
+    pub(super) server: bool,
+    /// A regular field was seen: pseudo-headers must come before (§8.3).
+    regular: bool,
+    /// Why the block is malformed; decoding goes on for the HPACK table.
+    pub(super) bad: Option<&'static str>,
+}
+
+impl Scan {
+    /// `trailers`: the stream's final head came already. `capture`: also
+    /// re-write the head as HTTP/1.1.
+    #[inline]
+    pub(super) fn new(trailers: bool, capture: bool) -> Scan {
+        Scan {
+            trailers,
+            capture,
+            status: 0,
+            content_length: None,
+            server: false,
+            regular: false,
+            bad: None,
+        }
+    }
+
+    /// One decoded field: checks it, keeps what the caller is told, and for
+    /// capture streams appends it to `head` as an HTTP/1.1 line.
+    pub(super) fn field(&mut self, f: Field<'_>, head: &mut Vec<u8>, server: &mut Vec<u8>) {
+        if self.bad.is_some() {
+            return;
+        }
+        let value = f.value.unwrap_or_default();
+        match f.class {
+            Class::Status if !self.trailers => {
+                if self.status != 0 || self.regular {
+                    self.bad = Some("misplaced or repeated :status");
+                    return;
+                }
+                match parse_status(value) {
+                    Some(s) => self.status = s,
+                    None => {
+                        self.bad = Some("invalid :status");
+                        return;
+                    }
+                }
+                if self.capture {
+                    head.clear();
+                    head.extend_from_slice(b"HTTP/1.1 ");
+                    head.extend_from_slice(value);
+                    head.extend_from_slice(b" \r\n");
+                }
+                return;
+            }
+            Class::Status | Class::OtherPseudo => {
+                self.bad = Some(if self.trailers {
+                    "pseudo-header field in trailers"
+                } else {
+                    "request pseudo-header field in a response"
+                });
+                return;
+            }
+            Class::Invalid => {
+                self.bad = Some("invalid field name");
+                return;
+            }
+            Class::ConnSpecific => {
+                self.bad = Some("connection-specific field in a response");
+                return;
+            }
+            _ if self.trailers => return,
+            Class::ContentLength => match parse_length(value) {
+                Some(l) if self.content_length.is_none_or(|c| c == l) => {
+                    self.content_length = Some(l)
+                }
+                _ => {
+                    self.bad = Some("invalid content-length");
+                    return;
+                }
+            },
+            Class::Server => {
+                if !self.server {
+                    server.extend_from_slice(value);
+                    self.server = true;
+                }
+            }
+            Class::Other => {}
+        }
+        self.regular = true;
+        if self.capture {
+            // The re-written head must stay one field per line (§8.2.1).
+            if value.iter().any(|&b| b == 0 || b == b'\r' || b == b'\n')
+                || value.first().is_some_and(|&b| b == b' ' || b == b'\t')
+                || value.last().is_some_and(|&b| b == b' ' || b == b'\t')
+            {
+                self.bad = Some("invalid field value");
+                return;
+            }
+            head.extend_from_slice(f.name);
+            head.extend_from_slice(b": ");
+            head.extend_from_slice(value);
+            head.extend_from_slice(b"\r\n");
+            if head.len() > MAX_HEAD {
+                self.bad = Some("response head larger than 64 KiB");
+            }
+        }
+    }
+}
+
+/// Three digits, 100–999.
+fn parse_status(v: &[u8]) -> Option<u16> {
+    match *v {
+        [a @ b'1'..=b'9', b @ b'0'..=b'9', c @ b'0'..=b'9'] => {
+            Some((a - b'0') as u16 * 100 + (b - b'0') as u16 * 10 + (c - b'0') as u16)
+        }
+        _ => None,
+    }
+}
+
+fn parse_length(v: &[u8]) -> Option<u64> {
+    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    v.iter().try_fold(0u64, |acc, &d| {
+        acc.checked_mul(10)?.checked_add((d - b'0') as u64)
+    })
+}
