@@ -3,7 +3,7 @@
 //! server frames, open streams and parse what the connection queued.
 
 use super::*;
-use crate::h2::code::{NO_ERROR, REFUSED_STREAM};
+use crate::h2::code::*;
 use crate::h2::encode_request;
 use crate::h2::frame::*;
 use crate::h2::hpack::{put_field, put_str};
