@@ -11,7 +11,7 @@ use super::request::Request;
 use super::PREFACE;
 use recv::{BlockRx, Rx};
 use std::fmt;
-use store::{Stream, Streams, CAPTURE, HEAD_REQUEST};
+use store::{State, Stream, Streams};
 
 mod recv;
 mod scan;
@@ -244,11 +244,17 @@ impl ClientConn {
         self.next_id += 2;
         let body = req.body();
         self.send_headers(id, req.block(), body.is_empty());
+        let mut state = State::default();
+        if capture {
+            state.insert(State::CAPTURE);
+        }
+        if req.is_head() {
+            state.insert(State::HEAD_REQUEST);
+        }
         let mut s = Stream {
             id,
             token,
-            flags: (if capture { CAPTURE } else { 0 })
-                | (if req.is_head() { HEAD_REQUEST } else { 0 }),
+            state,
             send_window: self.peer_window as i64,
             ..Stream::default()
         };

@@ -5,7 +5,7 @@
 //! half.
 
 use super::scan::Scan;
-use super::store::{CAPTURE, END_SENT, GOT_HEAD, HEAD_REQUEST, NO_BODY};
+use super::store::State;
 use super::{err, ClientConn, ConnError, Event, RECV_WINDOW};
 use crate::h2::code::{
     CANCEL, COMPRESSION_ERROR, ENHANCE_YOUR_CALM, FLOW_CONTROL_ERROR, FRAME_SIZE_ERROR,
@@ -206,7 +206,7 @@ impl ClientConn {
                 stream = 0;
                 None
             }
-            Some(s) if s.flags & GOT_HEAD == 0 => {
+            Some(s) if !s.state.contains(State::GOT_HEAD) => {
                 Some((PROTOCOL_ERROR, "DATA before the response head"))
             }
             Some(s) if h.len > RECV_WINDOW - s.recv_consumed => {
@@ -300,7 +300,7 @@ impl ClientConn {
         let Some(s) = self.streams.get(id) else {
             return false;
         };
-        let no_body = s.flags & NO_BODY != 0;
+        let no_body = s.state.contains(State::NO_BODY);
         let limit = if no_body {
             0
         } else {
@@ -333,7 +333,7 @@ impl ClientConn {
         on(Event::Data {
             token: s.token,
             len: chunk.len() as u32,
-            data: (s.flags & CAPTURE != 0).then_some(chunk),
+            data: s.state.contains(State::CAPTURE).then_some(chunk),
             wire,
         });
         true
@@ -344,7 +344,7 @@ impl ClientConn {
         let Some(s) = self.streams.get(id) else {
             return;
         };
-        if s.flags & NO_BODY == 0 && s.content_length.is_some_and(|l| l != s.received) {
+        if !s.state.contains(State::NO_BODY) && s.content_length.is_some_and(|l| l != s.received) {
             self.stream_error(
                 id,
                 PROTOCOL_ERROR,
@@ -356,7 +356,7 @@ impl ClientConn {
         let Some(s) = self.streams.remove(id) else {
             return;
         };
-        if s.flags & END_SENT == 0 {
+        if !s.state.contains(State::END_SENT) {
             // The server answered before taking the whole body (§8.1).
             frame::put_rst(&mut self.out, id, CANCEL);
         }
@@ -558,8 +558,8 @@ impl ClientConn {
                 .decode(block, false, &mut |_| {})
                 .map_err(compression);
         };
-        let capture = s.flags & CAPTURE != 0;
-        let trailers = s.flags & GOT_HEAD != 0;
+        let capture = s.state.contains(State::CAPTURE);
+        let trailers = s.state.contains(State::GOT_HEAD);
         let mut scan = Scan::new(trailers, capture);
         self.head.clear();
         self.server.clear();
@@ -608,9 +608,9 @@ impl ClientConn {
             s.wire = s.wire.saturating_add(b.wire);
             return Ok(());
         }
-        s.flags |= GOT_HEAD;
-        if s.flags & HEAD_REQUEST != 0 || scan.status == 204 || scan.status == 304 {
-            s.flags |= NO_BODY;
+        s.state.insert(State::GOT_HEAD);
+        if s.state.contains(State::HEAD_REQUEST) || scan.status == 204 || scan.status == 304 {
+            s.state.insert(State::NO_BODY);
         }
         s.content_length = scan.content_length;
         let wire = s.wire.saturating_add(b.wire);

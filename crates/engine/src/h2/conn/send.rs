@@ -3,7 +3,7 @@
 //! and bodies that wait for window, resumed oldest first when WINDOW_UPDATE
 //! or SETTINGS raise it.
 
-use super::store::{Stream, BLOCKED, END_SENT};
+use super::store::{State, Stream};
 use super::{err, ClientConn, ConnError, Event};
 use crate::h2::code::{FLOW_CONTROL_ERROR, FRAME_SIZE_ERROR, PROTOCOL_ERROR};
 use crate::h2::frame::{self, be32, Flags, Head, MAX_WINDOW};
@@ -57,10 +57,10 @@ impl ClientConn {
                 &mut s.body_off,
             )
         {
-            s.flags |= END_SENT;
+            s.state.insert(State::END_SENT);
         } else {
             s.body = Some(Arc::clone(req.shared_body()));
-            s.flags |= BLOCKED;
+            s.state.insert(State::BLOCKED);
             self.blocked.push(s.id);
         }
     }
@@ -128,7 +128,7 @@ impl ClientConn {
             // With connection window left, every waiting stream is held by
             // its own window: only this one can move, and it takes no
             // one's turn.
-            if s.flags & BLOCKED != 0 && self.conn_send > 0 && self.send_more(h.stream) {
+            if s.state.contains(State::BLOCKED) && self.conn_send > 0 && self.send_more(h.stream) {
                 self.blocked.retain(|&id| id != h.stream);
             }
         }
@@ -167,7 +167,8 @@ impl ClientConn {
         };
         if done {
             s.body = None;
-            s.flags = (s.flags | END_SENT) & !BLOCKED;
+            s.state.insert(State::END_SENT);
+            s.state.remove(State::BLOCKED);
         }
         done
     }

@@ -7,23 +7,47 @@
 
 use std::sync::Arc;
 
-pub(super) const CAPTURE: u8 = 1;
-pub(super) const HEAD_REQUEST: u8 = 2;
-/// The final head arrived: DATA and trailers may follow.
-pub(super) const GOT_HEAD: u8 = 4;
-/// HEAD, 204 or 304: DATA must be empty whatever content-length says.
-pub(super) const NO_BODY: u8 = 8;
-/// Our END_STREAM is queued.
-pub(super) const END_SENT: u8 = 16;
-/// In `blocked`, waiting for window to send the rest of the body.
-pub(super) const BLOCKED: u8 = 32;
+/// What a stream is and how far it got: a set of bits, so a `Stream`
+/// stays small and the table dense.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct State(u8);
+
+impl State {
+    /// The caller asked for this response's head and body bytes.
+    pub const CAPTURE: State = State(1);
+    /// The request is HEAD: the response has no body.
+    pub const HEAD_REQUEST: State = State(2);
+    /// The final head arrived: DATA and trailers may follow.
+    pub const GOT_HEAD: State = State(4);
+    /// HEAD, 204 or 304: DATA must be empty whatever content-length says.
+    pub const NO_BODY: State = State(8);
+    /// Our END_STREAM is queued.
+    pub const END_SENT: State = State(16);
+    /// In `blocked`, waiting for window to send the rest of the body.
+    pub const BLOCKED: State = State(32);
+
+    #[inline]
+    pub fn contains(self, s: State) -> bool {
+        self.0 & s.0 == s.0
+    }
+
+    #[inline]
+    pub fn insert(&mut self, s: State) {
+        self.0 |= s.0;
+    }
+
+    #[inline]
+    pub fn remove(&mut self, s: State) {
+        self.0 &= !s.0;
+    }
+}
 
 #[derive(Debug, Default)]
 pub(super) struct Stream {
     /// 0: an empty slot of the table.
     pub(super) id: u32,
     pub(super) token: u32,
-    pub(super) flags: u8,
+    pub(super) state: State,
     /// May go negative when the server lowers SETTINGS_INITIAL_WINDOW_SIZE.
     pub(super) send_window: i64,
     /// Received since our last WINDOW_UPDATE for the stream.
