@@ -1,8 +1,29 @@
-//! The client connection: frame reader, stream table, flow control.
+//! The client connection: [`ClientConn`], the types its callers see, and
+//! the methods the worker calls. The work is split the way the `h2` crate
+//! splits `proto/streams/`:
 //!
-//! Frames are parsed straight from the caller's read buffer. Only a frame
-//! header or a control frame cut by a read boundary is buffered; DATA
-//! payloads stream through as they arrive, so a body is never copied.
+//! | file | what it holds |
+//! |------|---------------|
+//! | `conn.rs` | the public API: `new`, `open`, `cancel`, `feed`, output, limits |
+//! | `conn/store.rs` | the stream table: each open stream's [`State`] and windows, by id |
+//! | `conn/recv.rs` | the receive path: frame reader, DATA, header blocks, control frames, receive windows |
+//! | `conn/scan.rs` | the capture scan: checks a head's fields, keeps status, length, server; re-writes capture heads as HTTP/1.1 |
+//! | `conn/send.rs` | the send path and flow control: HEADERS, bodies cut to the send windows, WINDOW_UPDATE, waiting bodies |
+//! | `conn/tests.rs`, `conn/tests/` | tests by topic, through the public methods |
+//!
+//! A frame in: [`ClientConn::feed`] hands the read to `recv`, which parses
+//! frames straight from the caller's buffer (only a frame header or a
+//! control frame cut by a read boundary is buffered). DATA payloads stream
+//! through as they arrive, so a body is never copied; they are charged to
+//! the receive windows and reported as [`Event::Data`]. A complete header
+//! block goes through HPACK into `scan`, and becomes [`Event::Head`] or
+//! ends the stream. Control frames update the connection: SETTINGS and
+//! WINDOW_UPDATE call into `send`, which lets waiting bodies go on.
+//!
+//! A frame out: `open` (via `send`), answers (SETTINGS and PING ACKs),
+//! RST_STREAM, WINDOW_UPDATE and GOAWAY are appended to one output buffer;
+//! the caller writes [`ClientConn::pending_out`] and reports what went with
+//! [`ClientConn::wrote`], so one `write` carries frames of many streams.
 
 use super::code::{CANCEL, ENHANCE_YOUR_CALM};
 use super::frame::{self, HEADER_LEN};
