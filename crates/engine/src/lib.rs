@@ -6,6 +6,7 @@
 pub mod codec;
 mod flow;
 pub mod h2;
+pub mod http;
 mod sample;
 mod sys;
 pub mod tls;

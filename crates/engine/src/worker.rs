@@ -23,6 +23,7 @@ mod multiplex;
 
 use crate::codec::{EofError, FrameError, Progress, ResponseParser};
 use crate::flow::{Flow, Next};
+use crate::http::io_connect_outcome;
 use crate::sample::{Outcome, Sample, Sink};
 use crate::sys::{self, Connecting, Epoll};
 use crate::tls::{Handshake, TlsSetup};
@@ -247,21 +248,6 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     ending: bool,
     /// HTTP/2: the connections the slots' streams go on.
     h2: Option<Box<multiplex::Links>>,
-}
-
-fn connect_outcome(errno: i32) -> Outcome {
-    match errno {
-        libc::ECONNREFUSED => Outcome::ConnectRefused,
-        libc::ETIMEDOUT => Outcome::ConnectTimeout,
-        libc::EMFILE
-        | libc::ENFILE
-        | libc::EADDRNOTAVAIL
-        | libc::ENOBUFS
-        | libc::ENOMEM
-        | libc::EAGAIN => Outcome::ClientResource,
-        libc::ECONNRESET => Outcome::Reset,
-        _ => Outcome::ConnectError,
-    }
 }
 
 impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
@@ -639,7 +625,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     /// `token(idx, gen)`, for an HTTP/1.1 slot or an HTTP/2 connection; a
     /// failure is the waiting requests' outcome (the socket is closed).
     fn dial(&self, idx: usize, gen: u32) -> Result<(RawFd, Connecting), Outcome> {
-        let errno = |e: std::io::Error| connect_outcome(e.raw_os_error().unwrap_or(0));
+        let errno = |e: std::io::Error| io_connect_outcome(&e);
         let (fd, how) = sys::connect(&self.cfg.addr, self.cfg.socket).map_err(errno)?;
         if let Err(e) = self.epoll.add(fd, token(idx, gen)) {
             sys::close(fd);
@@ -771,7 +757,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                     match sys::take_socket_error(c.fd) {
                         Ok(()) => self.connected(idx),
                         Err(e) => {
-                            let o = connect_outcome(e.raw_os_error().unwrap_or(0));
+                            let o = io_connect_outcome(&e);
                             self.close(idx);
                             self.complete(idx, o, self.now());
                         }
