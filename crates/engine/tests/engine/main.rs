@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// Keeps every sample (tests are small).
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Collect {
     pub samples: Vec<Sample>,
     pub connected: u64,
@@ -29,6 +29,7 @@ impl Sink for Collect {
 }
 
 /// What a run left behind, merged over workers.
+#[derive(Debug)]
 pub struct Ran {
     pub samples: Vec<Sample>,
     pub reports: Vec<WorkerReport>,
