@@ -19,7 +19,7 @@
 //! means the socket is drained, and the next request is written as soon as
 //! the previous response is complete.
 
-mod multiplex;
+mod http2;
 
 use crate::codec::{EofError, FrameError, Progress, ResponseParser};
 use crate::flow::{Flow, Next};
@@ -247,7 +247,7 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     captured_server: bool,
     ending: bool,
     /// HTTP/2: the connections the slots' streams go on.
-    h2: Option<Box<multiplex::Links>>,
+    h2: Option<Box<http2::Links>>,
 }
 
 impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
@@ -258,12 +258,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             .map(|s| flow.user(cfg.user_base + s * cfg.user_stride))
             .collect();
         let h2 = cfg.h2.take().map(|(streams, request)| {
-            Box::new(multiplex::Links::new(
-                streams,
-                n,
-                cfg.tls.is_some(),
-                request,
-            ))
+            Box::new(http2::Links::new(streams, n, cfg.tls.is_some(), request))
         });
         let mut w = Worker {
             epoll: Epoll::new()?,
