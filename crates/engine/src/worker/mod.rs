@@ -68,7 +68,9 @@ pub(crate) struct WorkerConfig<'a> {
     pub head_request: bool,
     pub idempotent: bool,
     pub keepalive: bool,
-    pub connections: usize,
+    /// Request slots (in flight at most at once). HTTP/1.1: one connection
+    /// each; HTTP/2: `streams` slots share a connection.
+    pub slots: usize,
     pub mode: Mode,
     /// This worker's first user index and the stride between its users.
     pub user_base: u64,
@@ -82,7 +84,7 @@ pub(crate) struct WorkerConfig<'a> {
     pub request_timeout: u64,
     pub stop: &'a AtomicBool,
     /// HTTP/2: streams per connection and the plan's request, converted
-    /// (slots are `connections`; connections are slots / streams).
+    /// (connections are slots / streams).
     pub h2: Option<(u32, crate::h2::Request)>,
 }
 
@@ -252,7 +254,7 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
 
 impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     pub fn new(mut cfg: WorkerConfig<'a>, sink: S, mut flow: F) -> std::io::Result<Self> {
-        let n = cfg.connections;
+        let n = cfg.slots;
         let next_due = cfg.schedule.due(0);
         let users = (0..n as u64)
             .map(|s| flow.user(cfg.user_base + s * cfg.user_stride))
