@@ -242,7 +242,7 @@ impl ResponseParser {
         for h in resp.headers.iter() {
             let name = h.name.as_bytes();
             if name.eq_ignore_ascii_case(b"content-length") {
-                let v = parse_length(h.value).ok_or(FrameError::Protocol)?;
+                let v = crate::http::parse_content_length(h.value).ok_or(FrameError::Protocol)?;
                 if length.is_some_and(|l| l != v) {
                     return Err(FrameError::Protocol);
                 }
@@ -402,16 +402,6 @@ pub enum EofError {
     BeforeResponse,
     /// The head or body was cut off.
     Incomplete,
-}
-
-fn parse_length(v: &[u8]) -> Option<u64> {
-    let v = v.trim_ascii();
-    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    v.iter().try_fold(0u64, |acc, &d| {
-        acc.checked_mul(10)?.checked_add((d - b'0') as u64)
-    })
 }
 
 fn last_token(v: &[u8]) -> &[u8] {

@@ -138,8 +138,8 @@ impl Flow for Fixed {
             return Next::Request {
                 step: 0,
                 capture: true,
-                head: req.starts_with(b"HEAD "),
-                idempotent: !req.starts_with(b"POST ") && !req.starts_with(b"PATCH "),
+                head: crate::http::is_head(crate::http::request_method(req)),
+                idempotent: crate::http::is_idempotent(crate::http::request_method(req)),
             };
         }
         if !u.thought && self.think != plan::Think::None {

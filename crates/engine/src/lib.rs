@@ -6,6 +6,7 @@
 pub mod codec;
 mod flow;
 pub mod h2;
+pub mod http;
 mod sample;
 mod sys;
 pub mod tls;
@@ -118,7 +119,7 @@ pub fn run<S: Sink, F: Flow>(
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for (w, (sink, flow)) in workers.into_iter().enumerate() {
-            let (mode, connections) = mode_for(plan, w, threads);
+            let (mode, slots) = mode_for(plan, w, threads);
             let cfg = worker::WorkerConfig {
                 addr,
                 socket: &plan.socket,
@@ -127,7 +128,7 @@ pub fn run<S: Sink, F: Flow>(
                 head_request: plan.request.is_head(),
                 idempotent: plan.request.is_idempotent(),
                 keepalive: plan.keepalive,
-                connections,
+                slots,
                 mode,
                 user_base: w as u64,
                 user_stride: threads as u64,

@@ -7,6 +7,7 @@
 //! its own structs, then [`PlanBuilder`] turns them into a `Plan`, collecting
 //! *every* problem before reporting, each naming the flag it came from.
 
+pub mod method;
 mod request;
 mod schedule;
 mod target;

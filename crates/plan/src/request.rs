@@ -41,14 +41,12 @@ impl RequestSpec {
 
     /// True for methods whose responses never carry a body (RFC 9110 §9.3.2).
     pub fn is_head(&self) -> bool {
-        self.method.eq_ignore_ascii_case("HEAD")
+        crate::method::is_head(self.method.as_bytes())
     }
 
     /// True when retrying the request cannot change server state twice.
     pub fn is_idempotent(&self) -> bool {
-        ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
-            .iter()
-            .any(|m| self.method.eq_ignore_ascii_case(m))
+        crate::method::is_idempotent(self.method.as_bytes())
     }
 
     /// The full HTTP/1.1 request. User headers win over the defaults

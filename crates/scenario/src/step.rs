@@ -206,7 +206,7 @@ impl Builder<'_> {
         let m = m.as_str();
         self.steps.push(Step {
             head: m == "HEAD",
-            idempotent: matches!(m, "GET" | "HEAD" | "OPTIONS" | "TRACE" | "PUT" | "DELETE"),
+            idempotent: plan::method::is_idempotent(m.as_bytes()),
             send_length: matches!(m, "POST" | "PUT" | "PATCH"),
             method,
             url,

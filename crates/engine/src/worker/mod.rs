@@ -19,10 +19,11 @@
 //! means the socket is drained, and the next request is written as soon as
 //! the previous response is complete.
 
-mod multiplex;
+mod http2;
 
 use crate::codec::{EofError, FrameError, Progress, ResponseParser};
 use crate::flow::{Flow, Next};
+use crate::http::io_connect_outcome;
 use crate::sample::{Outcome, Sample, Sink};
 use crate::sys::{self, Connecting, Epoll};
 use crate::tls::{Handshake, TlsSetup};
@@ -67,7 +68,9 @@ pub(crate) struct WorkerConfig<'a> {
     pub head_request: bool,
     pub idempotent: bool,
     pub keepalive: bool,
-    pub connections: usize,
+    /// Request slots (in flight at most at once). HTTP/1.1: one connection
+    /// each; HTTP/2: `streams` slots share a connection.
+    pub slots: usize,
     pub mode: Mode,
     /// This worker's first user index and the stride between its users.
     pub user_base: u64,
@@ -81,7 +84,7 @@ pub(crate) struct WorkerConfig<'a> {
     pub request_timeout: u64,
     pub stop: &'a AtomicBool,
     /// HTTP/2: streams per connection and the plan's request, converted
-    /// (slots are `connections`; connections are slots / streams).
+    /// (connections are slots / streams).
     pub h2: Option<(u32, crate::h2::Request)>,
 }
 
@@ -246,38 +249,18 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     captured_server: bool,
     ending: bool,
     /// HTTP/2: the connections the slots' streams go on.
-    h2: Option<Box<multiplex::Links>>,
-}
-
-fn connect_outcome(errno: i32) -> Outcome {
-    match errno {
-        libc::ECONNREFUSED => Outcome::ConnectRefused,
-        libc::ETIMEDOUT => Outcome::ConnectTimeout,
-        libc::EMFILE
-        | libc::ENFILE
-        | libc::EADDRNOTAVAIL
-        | libc::ENOBUFS
-        | libc::ENOMEM
-        | libc::EAGAIN => Outcome::ClientResource,
-        libc::ECONNRESET => Outcome::Reset,
-        _ => Outcome::ConnectError,
-    }
+    h2: Option<Box<http2::Links>>,
 }
 
 impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     pub fn new(mut cfg: WorkerConfig<'a>, sink: S, mut flow: F) -> std::io::Result<Self> {
-        let n = cfg.connections;
+        let n = cfg.slots;
         let next_due = cfg.schedule.due(0);
         let users = (0..n as u64)
             .map(|s| flow.user(cfg.user_base + s * cfg.user_stride))
             .collect();
         let h2 = cfg.h2.take().map(|(streams, request)| {
-            Box::new(multiplex::Links::new(
-                streams,
-                n,
-                cfg.tls.is_some(),
-                request,
-            ))
+            Box::new(http2::Links::new(streams, n, cfg.tls.is_some(), request))
         });
         let mut w = Worker {
             epoll: Epoll::new()?,
@@ -639,7 +622,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     /// `token(idx, gen)`, for an HTTP/1.1 slot or an HTTP/2 connection; a
     /// failure is the waiting requests' outcome (the socket is closed).
     fn dial(&self, idx: usize, gen: u32) -> Result<(RawFd, Connecting), Outcome> {
-        let errno = |e: std::io::Error| connect_outcome(e.raw_os_error().unwrap_or(0));
+        let errno = |e: std::io::Error| io_connect_outcome(&e);
         let (fd, how) = sys::connect(&self.cfg.addr, self.cfg.socket).map_err(errno)?;
         if let Err(e) = self.epoll.add(fd, token(idx, gen)) {
             sys::close(fd);
@@ -771,7 +754,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                     match sys::take_socket_error(c.fd) {
                         Ok(()) => self.connected(idx),
                         Err(e) => {
-                            let o = connect_outcome(e.raw_os_error().unwrap_or(0));
+                            let o = io_connect_outcome(&e);
                             self.close(idx);
                             self.complete(idx, o, self.now());
                         }

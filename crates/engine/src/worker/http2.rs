@@ -14,7 +14,7 @@
 //! retries. Outgoing frames of every stream opened in one turn of the loop
 //! leave in one write per connection.
 
-use super::{connect_outcome, note_handshake, token, St, Worker, CAPTURE_MAX, NEVER};
+use super::{note_handshake, token, St, Worker, CAPTURE_MAX, NEVER};
 use crate::flow::Flow;
 use crate::h2::{self, ClientConn, Event};
 use crate::sample::{Outcome, Sink};
@@ -460,7 +460,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                         Ok(()) => self.link_connected(l),
                         Err(e) => {
                             let now = self.now();
-                            self.link_down(l, connect_outcome(e.raw_os_error().unwrap_or(0)), now);
+                            self.link_down(l, crate::http::io_connect_outcome(&e), now);
                         }
                     }
                 }

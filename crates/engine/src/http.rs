@@ -1,0 +1,89 @@
+//! One home for the HTTP rules the client path applies (issue #11):
+//! method predicates, Content-Length parsing, and which socket error is
+//! which [`Outcome`]. The HTTP/1.1 codec, the worker and the flows call
+//! these instead of keeping their own copies.
+
+use crate::Outcome;
+
+// The method predicates live in `plan` (below the engine) because the
+// scenario compiler, which does not link the engine, needs the same
+// answer; re-exported here so the engine has one place to look.
+pub use plan::method::{is_head, is_idempotent, is_safe};
+
+/// The method token of a pre-encoded HTTP/1.1 request (`b"GET / ..."`).
+pub fn request_method(req: &[u8]) -> &[u8] {
+    req.split(|&b| b == b' ').next().unwrap_or(req)
+}
+
+/// A Content-Length value: ASCII digits (surrounding whitespace allowed)
+/// that fit a `u64`; anything else is `None` (RFC 9110 §8.6).
+pub fn parse_content_length(v: &[u8]) -> Option<u64> {
+    let v = v.trim_ascii();
+    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    v.iter().try_fold(0u64, |acc, &d| {
+        acc.checked_mul(10)?.checked_add((d - b'0') as u64)
+    })
+}
+
+/// The outcome of a failed connect (or of a socket error before any byte
+/// of the response): the client-resource errnos are the client's own
+/// limits, not the server's failures.
+pub fn connect_outcome(errno: i32) -> Outcome {
+    match errno {
+        libc::ECONNREFUSED => Outcome::ConnectRefused,
+        libc::ETIMEDOUT => Outcome::ConnectTimeout,
+        libc::EMFILE
+        | libc::ENFILE
+        | libc::EADDRNOTAVAIL
+        | libc::ENOBUFS
+        | libc::ENOMEM
+        | libc::EAGAIN => Outcome::ClientResource,
+        libc::ECONNRESET => Outcome::Reset,
+        _ => Outcome::ConnectError,
+    }
+}
+
+/// [`connect_outcome`] of an `io::Error`.
+pub fn io_connect_outcome(e: &std::io::Error) -> Outcome {
+    connect_outcome(e.raw_os_error().unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths() {
+        assert_eq!(parse_content_length(b" 12 "), Some(12));
+        assert_eq!(parse_content_length(b"0"), Some(0));
+        assert_eq!(parse_content_length(b"18446744073709551615"), None);
+        assert_eq!(
+            parse_content_length(b"9999999999999999999"),
+            Some(9_999_999_999_999_999_999)
+        );
+        for bad in [&b""[..], b"1x", b"-1", b"+1", b"1 2"] {
+            assert_eq!(parse_content_length(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn methods_of_encoded_requests() {
+        assert_eq!(request_method(b"LOCK /x HTTP/1.1\r\n"), b"LOCK");
+        assert!(!is_idempotent(request_method(b"LOCK /x HTTP/1.1\r\n")));
+        assert!(is_idempotent(request_method(b"PUT /x HTTP/1.1\r\n")));
+        assert!(is_head(request_method(b"HEAD / HTTP/1.1\r\n")));
+    }
+
+    #[test]
+    fn errnos() {
+        assert_eq!(connect_outcome(libc::ECONNREFUSED), Outcome::ConnectRefused);
+        assert_eq!(
+            connect_outcome(libc::EADDRNOTAVAIL),
+            Outcome::ClientResource
+        );
+        assert_eq!(connect_outcome(libc::ECONNRESET), Outcome::Reset);
+        assert_eq!(connect_outcome(0), Outcome::ConnectError);
+    }
+}
