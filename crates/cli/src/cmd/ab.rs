@@ -3,10 +3,8 @@
 //! silently ignored flag. The flags become a plan in `flags::ab_plan`.
 
 use crate::args::AbArgs;
+use crate::cmd::{self, create_output};
 use crate::flags;
-use crate::pipeline::{
-    create_output, execute, exit_code, fixed_flow, output_failure, prepare, write_json,
-};
 use crate::{exit, Failure};
 use engine::{Sample, Sink};
 use report::ab::{AbStyle, HtmlAttrs};
@@ -133,9 +131,13 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
             "yace ab needs a URL, e.g. yace ab -n 1000 -c 10 http://127.0.0.1:8080/ (see yace ab -h)",
         ));
     };
-    let Some(prepared) = prepare(Some(&url), |u| flags::ab_plan(&a, u), false)? else {
-        return Ok(exit::OK);
-    };
+    let plan = flags::ab_plan(&a, &url)?;
+    let prepared = cmd::prepare(::run::Job {
+        plan,
+        target: ::run::TargetChoice::Url(url),
+        script: ::run::Script::Request,
+        thresholds: Vec::new(),
+    })?;
     let csv_out = create_output("-e", a.csv.as_deref())?;
     let gnuplot_out = create_output("-g", a.gnuplot.as_deref())?;
     let json_out = create_output("--json", a.json.as_deref())?;
@@ -163,7 +165,7 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
     };
     let mut reported = 0u64;
     let gnuplot = gnuplot_out.map(|f| {
-        let out = Arc::new(Mutex::new(std::io::BufWriter::new(f)));
+        let out = Arc::new(Mutex::new(std::io::BufWriter::new(f.into_file())));
         let _ = out
             .lock()
             .unwrap()
@@ -175,9 +177,8 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
         .map(|d| d.as_micros() as u64)
         .unwrap_or(0);
     let verbose = a.verbosity.is_some_and(|v| v >= 3);
-    let flow = fixed_flow(&prepared.plan);
-    let done = execute(
-        &prepared,
+    let mut done = cmd::execute(
+        prepared,
         |_| {
             (
                 gnuplot.as_ref().map(|out| Gnuplot {
@@ -188,8 +189,6 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
                 verbose.then(|| Verbose { buf: Vec::new() }),
             )
         },
-        flow,
-        &[],
         |rows| {
             let Some(hb) = heartbeat.filter(|_| !a.quiet) else {
                 return;
@@ -201,7 +200,7 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
             }
         },
     )?;
-    drop(done.extras);
+    drop(std::mem::take(&mut done.extras));
     if let Some(out) = gnuplot {
         let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
         w.flush()
@@ -223,14 +222,13 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
         }),
     };
     let _ = report::ab::report(r, &style, std::io::stdout().lock());
-    if let (Some(f), Some(p)) = (csv_out, &a.csv) {
-        let mut w = std::io::BufWriter::new(f);
-        report::ab::csv(r, &mut w)
-            .and_then(|()| w.flush())
-            .map_err(|e| output_failure("-e", p, e))?;
+    if let Some(out) = csv_out {
+        let path = out.path().to_owned();
+        out.write_with(|w| report::ab::csv(r, w))
+            .map_err(|e| cmd::output_failure("-e", &path, e))?;
     }
-    write_json(r, json_out, a.json.as_deref())?;
-    Ok(exit_code(done.signal, r))
+    cmd::write_json(r, json_out)?;
+    Ok(cmd::exit_code(&done))
 }
 
 #[cfg(test)]

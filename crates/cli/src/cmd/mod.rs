@@ -1,6 +1,142 @@
-//! One module per command (`yace doctor` lives in `doctor/`).
+//! One module per command (`yace doctor` lives in `doctor/`), and what the
+//! commands that run load share: showing the run's notes, signals as its
+//! stop handle, output files and their errors.
 
 pub mod ab;
 pub mod report;
 pub mod run;
 pub mod serve;
+
+use crate::{exit, signals, Failure};
+use ::run::{Finished, Note, Prepared, StopCause, StopHandle};
+use engine::Sink;
+use stats::{RunResult, SecondRow};
+use std::path::Path;
+
+/// A run-library error as the command's failure.
+fn failure(e: ::run::Error) -> Failure {
+    let code = if e.is_usage() {
+        exit::USAGE
+    } else if e.is_disk_full() {
+        exit::DISK_FULL
+    } else {
+        exit::RUNTIME
+    };
+    Failure {
+        code,
+        message: e.to_string(),
+    }
+}
+
+/// Prints what preparing a run noticed: `yace: …` for what it did,
+/// `warning: …` for what it found.
+fn show(notes: &[Note]) {
+    for n in notes {
+        match n {
+            Note::RaisedNofile(what) => eprintln!("yace: {what}"),
+            Note::Preflight(w) => eprintln!("warning: {w}"),
+            Note::Embedded { url } => eprintln!(
+                "yace: no URL given, so benchmarking the embedded target started at {url} \
+                 (`yace serve`); it shares this machine's CPUs with the client"
+            ),
+        }
+    }
+}
+
+/// Starts the embedded target, for a run without a URL.
+pub fn embedded() -> Result<::run::Embedded, Failure> {
+    ::run::Embedded::start().map_err(failure)
+}
+
+/// Prepares the job, showing its notes (also when it fails).
+pub fn prepare(job: ::run::Job) -> Result<Prepared, Failure> {
+    match ::run::prepare(job) {
+        Ok(p) => {
+            show(&p.notes);
+            Ok(p)
+        }
+        Err(e) => {
+            show(e.notes());
+            Err(failure(e))
+        }
+    }
+}
+
+/// Runs the prepared job; SIGINT and SIGTERM stop it (a second one exits
+/// at once). `observe` sees the finished per-second rows as they come.
+pub fn execute<X: Sink>(
+    p: Prepared,
+    extra: impl FnMut(usize) -> X,
+    mut observe: impl FnMut(&[SecondRow]),
+) -> Result<Finished<X>, Failure> {
+    signals::install();
+    let stop = StopHandle::new();
+    p.execute(
+        extra,
+        |rows| {
+            if let Some(sig) = signals::received() {
+                stop.stop(if sig == libc::SIGTERM {
+                    StopCause::Terminated
+                } else {
+                    StopCause::Interrupted
+                });
+            }
+            observe(rows);
+        },
+        &stop,
+    )
+    .map_err(failure)
+}
+
+/// The exit code for how the run ended: a signal first, then thresholds.
+pub fn exit_code<X>(done: &Finished<X>) -> u8 {
+    match done.stopped_by {
+        Some(StopCause::Terminated) => exit::SIGTERM,
+        Some(StopCause::Interrupted) => exit::SIGINT,
+        None if done.breached() => exit::THRESHOLD,
+        None => exit::OK,
+    }
+}
+
+/// Creates an output file before the run, so a bad path fails before any load.
+pub fn create_output(flag: &str, path: Option<&Path>) -> Result<Option<::run::Output>, Failure> {
+    path.map(|p| {
+        ::run::Output::create(p).map_err(|e| {
+            Failure::usage(format!(
+                "{flag} {}: cannot create the file: {e} (check that its directory exists and is \
+                 writable)",
+                p.display()
+            ))
+        })
+    })
+    .transpose()
+}
+
+/// An output file could not be written: a full disk gets its own exit code.
+pub fn output_failure(flag: &str, path: &Path, e: ::run::Error) -> Failure {
+    let shown = path.display();
+    match e.io() {
+        Some(io) if e.is_disk_full() => Failure {
+            code: exit::DISK_FULL,
+            message: format!(
+                "{flag} {shown}: the disk is full ({io}); the summary above is complete, free \
+                 some space and re-run to keep the JSON"
+            ),
+        },
+        Some(io) => Failure::runtime(format!("{flag} {shown}: cannot write: {io}")),
+        None => failure(e),
+    }
+}
+
+/// Writes the JSON result into the file created before the run.
+pub fn write_json(result: &RunResult, out: Option<::run::Output>) -> Result<(), Failure> {
+    if let Some(out) = out {
+        let path = out.path().to_owned();
+        out.write_json(result)
+            .map_err(|e| output_failure("--json", &path, e))?;
+        if result.end.partial {
+            eprintln!("yace: partial result written to {}", path.display());
+        }
+    }
+    Ok(())
+}

@@ -1,12 +1,11 @@
-//! `yace run`: flags (or a scenario file) → plan → the run pipeline →
-//! the summary, the JSON result and the exit code.
+//! `yace run`: flags (or a scenario file) → plan → the run library → the
+//! summary, the JSON result and the exit code.
 
 use crate::args::RunArgs;
+use crate::cmd;
 use crate::flags::{self, RunFlags};
-use crate::pipeline::{
-    create_output, execute, exit_code, fixed_flow, prepare, write_json, ScenarioFlow,
-};
 use crate::{exit, Failure};
+use ::run::{Job, Script, TargetChoice};
 use stats::SecondRow;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -18,39 +17,45 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         return run_scenario(a, &file);
     }
     let thresholds = flags::thresholds(&a.thresholds, None)?;
-    let build =
-        |url: &str| flags::run_plan(&a, url).map_err(|e| Failure::usage(e.render(&RunFlags)));
-    let Some(prepared) = prepare(a.url.as_deref(), build, a.dry_run)? else {
-        return Ok(exit::OK);
+    let (target, url) = match &a.url {
+        Some(url) => (TargetChoice::Url(url.clone()), url.clone()),
+        None => {
+            let server = cmd::embedded()?;
+            let url = server.url();
+            (TargetChoice::Embedded(server), url)
+        }
     };
-    let json_out = create_output("--json", a.json.as_deref())?;
+    let plan = flags::run_plan(&a, &url).map_err(|e| Failure::usage(e.render(&RunFlags)))?;
+    if a.dry_run {
+        let text = serde_json::to_string_pretty(&plan).expect("plan serializes");
+        println!("{text}");
+        return Ok(exit::OK);
+    }
+    let prepared = cmd::prepare(Job {
+        plan,
+        target,
+        script: Script::Request,
+        thresholds,
+    })?;
+    let json_out = cmd::create_output("--json", a.json.as_deref())?;
     let live = !a.quiet && std::io::stderr().is_terminal();
     let mut shown = 0;
-    let mut done = execute(
-        &prepared,
+    let done = cmd::execute(
+        prepared,
         |_| (),
-        fixed_flow(&prepared.plan),
-        &[],
         |rows| {
             if live {
                 shown = progress(rows, shown);
             }
         },
     )?;
-    done.result.thresholds = thresholds
-        .iter()
-        .map(|t| t.evaluate(&done.result))
-        .collect();
     if live {
         eprint!("\r\x1b[K");
     }
     // A closed stdout (yace run | head) must not lose the JSON result.
     let _ = report::text::summary(&done.result, std::io::stdout().lock());
-    write_json(&done.result, json_out, a.json.as_deref())?;
-    if let Some(server) = prepared.embedded {
-        server.shutdown();
-    }
-    Ok(exit_code(done.signal, &done.result))
+    cmd::write_json(&done.result, json_out)?;
+    Ok(cmd::exit_code(&done))
 }
 
 /// `yace run -f plan.toml`: a scenario file's virtual users. The file is
@@ -60,11 +65,9 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
     let sc = scenario::load(file, &env).map_err(|d| Failure::usage(d.to_string()))?;
     let thresholds = flags::scenario_thresholds(&a, &sc, file)?;
     let url = a.url.clone().unwrap_or_else(|| sc.base().url.clone());
-    let build = |url: &str| {
-        flags::scenario_plan(&a, &sc, url).map_err(|e| Failure::usage(e.render(&RunFlags)))
-    };
+    let plan =
+        flags::scenario_plan(&a, &sc, &url).map_err(|e| Failure::usage(e.render(&RunFlags)))?;
     if a.dry_run {
-        let plan = build(&url)?;
         let doc = serde_json::json!({ "plan": plan, "scenario": sc.to_json() });
         println!(
             "{}",
@@ -72,47 +75,17 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         );
         return Ok(exit::OK);
     }
-    let Some(prepared) = prepare(Some(&url), build, false)? else {
-        return Ok(exit::OK);
-    };
-    let json_out = create_output("--json", a.json.as_deref())?;
-    let names: Vec<String> = sc.steps().iter().map(|s| s.name.clone()).collect();
-    let mut done = execute(
-        &prepared,
-        |_| (),
-        |_| ScenarioFlow {
-            runner: sc.runner(),
-        },
-        &names,
-        |_| {},
-    )?;
-    let mut flows = std::mem::take(&mut done.flows).into_iter();
-    if let Some(mut first) = flows.next() {
-        for f in flows {
-            first.runner.merge(&f.runner);
-        }
-        done.result.checks = first
-            .runner
-            .counters()
-            .into_iter()
-            .map(|c| stats::CheckResult {
-                step: names.get(c.step as usize).cloned().unwrap_or_default(),
-                name: c.name,
-                passed: c.passed,
-                failed: c.failed,
-            })
-            .collect();
-    }
-    done.result.thresholds = thresholds
-        .iter()
-        .map(|t| t.evaluate(&done.result))
-        .collect();
+    let prepared = cmd::prepare(Job {
+        plan,
+        target: TargetChoice::Url(url),
+        script: Script::Scenario(Box::new(sc)),
+        thresholds,
+    })?;
+    let json_out = cmd::create_output("--json", a.json.as_deref())?;
+    let done = cmd::execute(prepared, |_| (), |_| {})?;
     let _ = report::text::summary(&done.result, std::io::stdout().lock());
-    write_json(&done.result, json_out, a.json.as_deref())?;
-    if let Some(server) = prepared.embedded {
-        server.shutdown();
-    }
-    Ok(exit_code(done.signal, &done.result))
+    cmd::write_json(&done.result, json_out)?;
+    Ok(cmd::exit_code(&done))
 }
 
 /// Prints a one-line live view for each newly finished second.
