@@ -7,7 +7,7 @@
 use crate::args::{AbArgs, RunArgs};
 use crate::Failure;
 use plan::{
-    parse_count, parse_duration, Field, Header, InputError, InputErrors, Load, Plan, PlanBuilder,
+    parse_count, parse_duration, Diagnostic, Diagnostics, Field, Header, Load, Plan, PlanBuilder,
     Proxy, RateStage, RequestSpec, Source, Spelling, Stop, Target, Timeouts, TlsOptions,
     DEFAULT_DURATION,
 };
@@ -222,7 +222,7 @@ fn assemble(
 }
 
 /// `yace run`'s flags as a plan, every problem reported at once.
-pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, InputErrors> {
+pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
     let mut b = PlanBuilder::new();
     let target = target(&mut b, url);
     let mut count =
@@ -291,8 +291,8 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, InputErrors> {
 }
 
 /// Parses `DURATION:N` or `DURATION:FROM-TO` stages, comma-separated.
-fn parse_stages(field: Field, s: &str) -> Result<Vec<(Duration, f64, f64)>, InputError> {
-    let bad = |what: String| InputError {
+fn parse_stages(field: Field, s: &str) -> Result<Vec<(Duration, f64, f64)>, Diagnostic> {
+    let bad = |what: String| Diagnostic {
         source: field.into(),
         problem: what,
         hint: Some(
@@ -547,7 +547,7 @@ pub fn ab_plan(a: &AbArgs, url: &str) -> Result<Plan, Failure> {
     ab_plan_keyed(a, url).map_err(|e| Failure::usage(e.render(&AbFlags)))
 }
 
-fn ab_plan_keyed(a: &AbArgs, url: &str) -> Result<Plan, InputErrors> {
+fn ab_plan_keyed(a: &AbArgs, url: &str) -> Result<Plan, Diagnostics> {
     let mut ab = PlanBuilder::new();
     if let Some(p) = a
         .ssl_protocol
@@ -703,7 +703,7 @@ fn ab_plan_keyed(a: &AbArgs, url: &str) -> Result<Plan, InputErrors> {
                 .map(|x| x.0)
                 .unwrap_or_default();
             all.extend(e.0);
-            Err(InputErrors(all))
+            Err(Diagnostics(all))
         }
     }
 }
@@ -720,7 +720,7 @@ fn load_flags_given(a: &RunArgs) -> bool {
 
 /// The plan for a scenario: its base URL (or the command line's), its load
 /// (or the flags'), the scenario's timeout unless --timeout was changed.
-pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, InputErrors> {
+pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diagnostics> {
     let mut b = PlanBuilder::new();
     if a.rate.is_some() || a.stages.is_some() || !sc.load_spec().rate.is_empty() {
         b.error(

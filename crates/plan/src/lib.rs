@@ -8,13 +8,13 @@
 //! *every* problem before reporting, each keyed by the [`Field`] it is about
 //! (the front end spells the field as its own flag).
 
-mod input;
+mod diag;
 mod request;
 mod schedule;
 mod target;
 mod users;
 
-pub use input::{Field, InputError, InputErrors, Keys, Source, Spelling};
+pub use diag::{Diagnostic, Diagnostics, Field, Keys, Source, Spelling};
 pub use request::{Header, RequestSpec};
 pub use schedule::{Due, RateStage, Schedule, WorkerSchedule};
 pub use target::{Scheme, Target, TargetError};
@@ -240,7 +240,7 @@ impl Plan {
 /// Collects problems while a plan is assembled from user input.
 #[derive(Debug, Default)]
 pub struct PlanBuilder {
-    errors: Vec<InputError>,
+    errors: Vec<Diagnostic>,
 }
 
 impl PlanBuilder {
@@ -255,7 +255,7 @@ impl PlanBuilder {
         problem: impl Into<String>,
         hint: Option<&str>,
     ) {
-        self.errors.push(InputError {
+        self.errors.push(Diagnostic {
             source: source.into(),
             problem: problem.into(),
             hint: hint.map(str::to_owned),
@@ -263,7 +263,7 @@ impl PlanBuilder {
     }
 
     /// Unwraps a per-field result, recording its error.
-    pub fn check<T>(&mut self, r: Result<T, InputError>) -> Option<T> {
+    pub fn check<T>(&mut self, r: Result<T, Diagnostic>) -> Option<T> {
         match r {
             Ok(v) => Some(v),
             Err(e) => {
@@ -279,7 +279,7 @@ impl PlanBuilder {
 
     /// Final validation of a complete plan; returns every problem found.
     /// Hints name other fields the way `spell` does.
-    pub fn finish(mut self, plan: Option<Plan>, spell: &dyn Spelling) -> Result<Plan, InputErrors> {
+    pub fn finish(mut self, plan: Option<Plan>, spell: &dyn Spelling) -> Result<Plan, Diagnostics> {
         if let Some(p) = &plan {
             let usage = |f| spell.usage(f);
             if p.threads == 0 {
@@ -358,13 +358,13 @@ impl PlanBuilder {
         }
         match plan {
             Some(p) if self.errors.is_empty() => Ok(p),
-            _ => Err(InputErrors(self.errors)),
+            _ => Err(Diagnostics(self.errors)),
         }
     }
 }
 
 /// Parses a duration like `30s`, `2m`, `1h30m`, `250ms`; a bare number means seconds.
-pub fn parse_duration(source: impl Into<Source>, s: &str) -> Result<Duration, InputError> {
+pub fn parse_duration(source: impl Into<Source>, s: &str) -> Result<Duration, Diagnostic> {
     let t = s.trim();
     let r = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         // try_: a huge number of seconds is an input error, not a panic (found by fuzzing).
@@ -374,7 +374,7 @@ pub fn parse_duration(source: impl Into<Source>, s: &str) -> Result<Duration, In
     } else {
         humantime::parse_duration(t).ok()
     };
-    r.ok_or_else(|| InputError {
+    r.ok_or_else(|| Diagnostic {
         source: source.into(),
         problem: format!("'{s}' is not a duration"),
         hint: Some("use a number with a unit: 500ms, 30s, 2m, 1h".into()),
@@ -382,7 +382,7 @@ pub fn parse_duration(source: impl Into<Source>, s: &str) -> Result<Duration, In
 }
 
 /// Parses a count with an optional SI suffix: `100`, `10k`, `1.5M`, `2G`.
-pub fn parse_count(source: impl Into<Source>, s: &str) -> Result<u64, InputError> {
+pub fn parse_count(source: impl Into<Source>, s: &str) -> Result<u64, Diagnostic> {
     let t = s.trim().replace('_', "");
     let (num, mul) = match t.chars().last() {
         Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
@@ -394,7 +394,7 @@ pub fn parse_count(source: impl Into<Source>, s: &str) -> Result<u64, InputError
         Ok(v) if v.is_finite() && v >= 0.0 && (v * mul).fract() == 0.0 && v * mul < 1.8e19 => {
             Ok((v * mul) as u64)
         }
-        _ => Err(InputError {
+        _ => Err(Diagnostic {
             source: source.into(),
             problem: format!("'{s}' is not a whole number"),
             hint: Some("use digits with an optional k/M/G suffix: 100, 10k, 1.5M".into()),

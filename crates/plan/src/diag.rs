@@ -1,7 +1,9 @@
-//! Problems with the user's input, keyed by what they are about. The plan
-//! names fields, not flags: each front end spells a [`Field`] its own way
-//! (`yace run` says `-c/--connections`, `yace ab` says `-c`) through a
-//! [`Spelling`] when it shows the errors.
+//! Problems with the user's input, each a [`Diagnostic`] keyed by where it
+//! is: a plan [`Field`], a place in a file, or a named input. The plan names
+//! fields, not flags: each front end spells a field its own way (`yace run`
+//! says `-c/--connections`, `yace ab` says `-c`) through a [`Spelling`]
+//! when it shows the problems. Flags and scenario files report through the
+//! same type, every problem collected before any is shown.
 
 use std::fmt;
 
@@ -98,8 +100,15 @@ pub enum Source {
     /// A field and the value at fault, shown after it: `--body-file PATH`.
     FieldValue(Field, String),
     /// An input with a name of its own: an ab-only flag, an environment
-    /// variable, a scenario key.
+    /// variable.
     Named(String),
+    /// A place in a text file; `line` and `column` count from 1 (columns in
+    /// characters), both 0 when the problem has no place in it.
+    File {
+        file: String,
+        line: usize,
+        column: usize,
+    },
 }
 
 impl Source {
@@ -108,6 +117,10 @@ impl Source {
             Source::Field(f) => s.name(*f).to_owned(),
             Source::FieldValue(f, v) => format!("{} {v}", s.name(*f)),
             Source::Named(n) => n.clone(),
+            Source::File { file, line, column } if *line > 0 => {
+                format!("{file}:{line}:{column}")
+            }
+            Source::File { file, .. } => file.clone(),
         }
     }
 }
@@ -130,15 +143,40 @@ impl From<String> for Source {
     }
 }
 
-/// One problem with the user's input: which input, what is wrong, how to fix it.
+/// One problem with the user's input: where, what is wrong, how to fix it;
+/// shown as `source: problem (hint)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputError {
+pub struct Diagnostic {
     pub source: Source,
     pub problem: String,
     pub hint: Option<String>,
 }
 
-impl InputError {
+impl Diagnostic {
+    /// The file it is in, for a problem in a file.
+    pub fn file(&self) -> Option<&str> {
+        match &self.source {
+            Source::File { file, .. } => Some(file),
+            _ => None,
+        }
+    }
+
+    /// Its line in the file (from 1); 0 when it has none.
+    pub fn line(&self) -> usize {
+        match &self.source {
+            Source::File { line, .. } => *line,
+            _ => 0,
+        }
+    }
+
+    /// Its column in the line (from 1, in characters); 0 when it has none.
+    pub fn column(&self) -> usize {
+        match &self.source {
+            Source::File { column, .. } => *column,
+            _ => 0,
+        }
+    }
+
     /// `source: problem (hint)`, the source spelled by `s`.
     pub fn render(&self, s: &dyn Spelling) -> String {
         let mut out = format!("{}: {}", self.source.spelled(s), self.problem);
@@ -149,17 +187,17 @@ impl InputError {
     }
 }
 
-impl fmt::Display for InputError {
+impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.render(&Keys))
     }
 }
 
-/// All the problems found in one input, reported together.
+/// All the problems found in one input, reported together, one a line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputErrors(pub Vec<InputError>);
+pub struct Diagnostics(pub Vec<Diagnostic>);
 
-impl InputErrors {
+impl Diagnostics {
     /// One line per problem, the sources spelled by `s`.
     pub fn render(&self, s: &dyn Spelling) -> String {
         self.0
@@ -170,10 +208,44 @@ impl InputErrors {
     }
 }
 
-impl fmt::Display for InputErrors {
+impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.render(&Keys))
     }
 }
 
-impl std::error::Error for InputErrors {}
+impl std::error::Error for Diagnostics {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_with_and_without_place() {
+        let d = Diagnostic {
+            source: Source::File {
+                file: "a.toml".into(),
+                line: 3,
+                column: 5,
+            },
+            problem: "bad".into(),
+            hint: Some("fix it".into()),
+        };
+        assert_eq!(d.to_string(), "a.toml:3:5: bad (fix it)");
+        assert_eq!((d.file(), d.line(), d.column()), (Some("a.toml"), 3, 5));
+        let e = Diagnostic {
+            source: Source::File {
+                file: "$YACE_USERS".into(),
+                line: 0,
+                column: 0,
+            },
+            problem: "not a number".into(),
+            hint: None,
+        };
+        assert_eq!(e.to_string(), "$YACE_USERS: not a number");
+        assert_eq!(
+            Diagnostics(vec![d, e]).to_string(),
+            "a.toml:3:5: bad (fix it)\n$YACE_USERS: not a number"
+        );
+    }
+}
