@@ -1,4 +1,7 @@
-//! How a command ends: the exit codes, and the error that carries one.
+//! How a command ends: the exit codes, the error that carries one, and
+//! which code a run or a run-library error maps to.
+
+use ::run::{Finished, StopCause};
 
 /// Exit codes, documented in `--help` and the README.
 pub mod exit {
@@ -34,5 +37,31 @@ impl Failure {
             code: exit::RUNTIME,
             message: message.into(),
         }
+    }
+}
+
+impl From<::run::Error> for Failure {
+    fn from(e: ::run::Error) -> Self {
+        let code = if e.is_usage() {
+            exit::USAGE
+        } else if e.is_disk_full() {
+            exit::DISK_FULL
+        } else {
+            exit::RUNTIME
+        };
+        Failure {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// The exit code for how a run ended: a signal first, then thresholds.
+pub fn exit_code<X>(done: &Finished<X>) -> u8 {
+    match done.stopped_by {
+        Some(StopCause::Terminated) => exit::SIGTERM,
+        Some(StopCause::Interrupted) => exit::SIGINT,
+        None if done.breached() => exit::THRESHOLD,
+        None => exit::OK,
     }
 }

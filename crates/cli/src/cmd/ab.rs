@@ -2,8 +2,9 @@
 //! their `ab` command lines; what yace cannot do is a clear error, never a
 //! silently ignored flag. The flags become a plan in `flags::ab_plan`.
 
+use super::driver::{self, create_output};
 use crate::args::AbArgs;
-use crate::cmd::{self, create_output};
+use crate::failure::exit_code;
 use crate::flags;
 use crate::{exit, Failure};
 use engine::{Sample, Sink};
@@ -132,7 +133,7 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
         ));
     };
     let plan = flags::ab_plan(&a, &url)?;
-    let prepared = cmd::prepare(::run::Job {
+    let prepared = driver::prepare(::run::Job {
         plan,
         target: ::run::TargetChoice::Url(url),
         script: ::run::Script::Request,
@@ -177,7 +178,7 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
         .map(|d| d.as_micros() as u64)
         .unwrap_or(0);
     let verbose = a.verbosity.is_some_and(|v| v >= 3);
-    let mut done = cmd::execute(
+    let mut done = driver::execute(
         prepared,
         |_| {
             (
@@ -225,10 +226,10 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
     if let Some(out) = csv_out {
         let path = out.path().to_owned();
         out.write_with(|w| report::ab::csv(r, w))
-            .map_err(|e| cmd::output_failure("-e", &path, e))?;
+            .map_err(|e| driver::output_failure("-e", &path, e))?;
     }
-    cmd::write_json(r, json_out)?;
-    Ok(cmd::exit_code(&done))
+    driver::write_json(r, json_out)?;
+    Ok(exit_code(&done))
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! `yace run`: flags (or a scenario file) → plan → the run library → the
 //! summary, the JSON result and the exit code.
 
+use super::driver;
 use crate::args::RunArgs;
-use crate::cmd;
+use crate::failure::exit_code;
 use crate::flags::{self, RunFlags};
 use crate::{exit, Failure};
 use ::run::{Job, Script, TargetChoice};
@@ -20,7 +21,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
     let (target, url) = match &a.url {
         Some(url) => (TargetChoice::Url(url.clone()), url.clone()),
         None => {
-            let server = cmd::embedded()?;
+            let server = driver::embedded()?;
             let url = server.url();
             (TargetChoice::Embedded(server), url)
         }
@@ -31,16 +32,16 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         println!("{text}");
         return Ok(exit::OK);
     }
-    let prepared = cmd::prepare(Job {
+    let prepared = driver::prepare(Job {
         plan,
         target,
         script: Script::Request,
         thresholds,
     })?;
-    let json_out = cmd::create_output("--json", a.json.as_deref())?;
+    let json_out = driver::create_output("--json", a.json.as_deref())?;
     let live = !a.quiet && std::io::stderr().is_terminal();
     let mut shown = 0;
-    let done = cmd::execute(
+    let done = driver::execute(
         prepared,
         |_| (),
         |rows| {
@@ -54,12 +55,12 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
     }
     // A closed stdout (yace run | head) must not lose the JSON result.
     let _ = report::text::summary(&done.result, std::io::stdout().lock());
-    cmd::write_json(&done.result, json_out)?;
-    Ok(cmd::exit_code(&done))
+    driver::write_json(&done.result, json_out)?;
+    Ok(exit_code(&done))
 }
 
 /// `yace run -f plan.toml`: a scenario file's virtual users. The file is
-/// parsed and validated by `yace-scenario`; flags win over its [load].
+/// parsed and validated by `yace-scenario`; flags win over its `[load]`.
 fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
     let env: BTreeMap<String, String> = std::env::vars().collect();
     let sc = scenario::load(file, &env).map_err(|d| Failure::usage(d.to_string()))?;
@@ -75,17 +76,17 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         );
         return Ok(exit::OK);
     }
-    let prepared = cmd::prepare(Job {
+    let prepared = driver::prepare(Job {
         plan,
         target: TargetChoice::Url(url),
         script: Script::Scenario(Box::new(sc)),
         thresholds,
     })?;
-    let json_out = cmd::create_output("--json", a.json.as_deref())?;
-    let done = cmd::execute(prepared, |_| (), |_| {})?;
+    let json_out = driver::create_output("--json", a.json.as_deref())?;
+    let done = driver::execute(prepared, |_| (), |_| {})?;
     let _ = report::text::summary(&done.result, std::io::stdout().lock());
-    cmd::write_json(&done.result, json_out)?;
-    Ok(cmd::exit_code(&done))
+    driver::write_json(&done.result, json_out)?;
+    Ok(exit_code(&done))
 }
 
 /// Prints a one-line live view for each newly finished second.
