@@ -1,42 +1,11 @@
 //! The first level of argument parsing (STYLE.md §7): clap checks shapes;
-//! `run::plan_from` builds and validates the plan, reporting every problem.
+//! `flags` builds and validates the plan, reporting every problem. A leaf:
+//! it imports nothing from the rest of the binary.
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgAction, Args};
 use std::path::PathBuf;
 
-#[derive(Debug, Parser)]
-#[command(
-    name = "yace",
-    version,
-    about = "yace (压测): load-test web servers, honestly",
-    long_about = "yace (压测, \"load test\"): one fast binary to load-test web servers.\n\n\
-        Run `yace run` with no URL to benchmark the embedded target, or give it a URL.",
-    after_help = "Exit codes: 0 success · 1 runtime failure (unreachable target, I/O) · \
-        2 bad input · 3 threshold breached · 4 disk full writing a result · 130 interrupted (SIGINT) · 143 terminated (SIGTERM)"
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Run one load test (closed model by default).
-    #[command(after_help = RUN_EXAMPLES)]
-    Run(Box<RunArgs>),
-    /// ApacheBench's options and report on yace's engine (yace ab -h).
-    Ab(Box<crate::ab::AbArgs>),
-    /// Run the embedded reference target in the foreground.
-    #[command(after_help = SERVE_HELP)]
-    Serve(ServeArgs),
-    /// Check this machine (and a target) before a big run.
-    Doctor(crate::doctor::DoctorArgs),
-    /// Render a saved result (yace run --json FILE) as text, Markdown or CSV.
-    #[command(after_help = REPORT_EXAMPLES)]
-    Report(ReportArgs),
-}
-
-const REPORT_EXAMPLES: &str = "Examples:
+pub const REPORT_EXAMPLES: &str = "Examples:
   yace run URL -d 30s --json result.json
   yace report result.json                      # the terminal summary again
   yace report result.json -F markdown -o report.md
@@ -69,7 +38,7 @@ pub struct ReportArgs {
     pub output: Option<PathBuf>,
 }
 
-const RUN_EXAMPLES: &str = "Examples:
+pub const RUN_EXAMPLES: &str = "Examples:
   yace run                                    # benchmark the embedded target (starts it on 127.0.0.1:0)
   yace run http://127.0.0.1:8080/ -c 100 -n 100k
   yace run http://127.0.0.1:8080/sleep?ms=20 -c 50 -d 30s --json result.json
@@ -85,7 +54,7 @@ const RUN_EXAMPLES: &str = "Examples:
 
 Exit codes: 0 success · 1 runtime failure · 2 bad input · 3 threshold breached · 4 disk full · 130 SIGINT · 143 SIGTERM";
 
-const SERVE_HELP: &str = "Routes:
+pub const SERVE_HELP: &str = "Routes:
   /                 200 \"hello world\\n\"
   /bytes/N          N-byte body
   /sleep?ms=N       answers after N ms
@@ -320,3 +289,142 @@ pub struct ServeArgs {
     #[arg(long = "h2-max-requests", value_name = "N")]
     pub h2_max_requests: Option<String>,
 }
+
+#[derive(Debug, Args)]
+#[command(
+    disable_help_flag = true,
+    disable_version_flag = true,
+    about = "ApacheBench (ab) front end: ab's options and report, without ab's defects",
+    after_help = AB_HELP
+)]
+pub struct AbArgs {
+    /// Number of requests to perform (default 1; with -t, a cap).
+    #[arg(short = 'n', value_name = "requests")]
+    pub requests: Option<u64>,
+    /// Number of multiple requests to make at a time.
+    #[arg(short = 'c', value_name = "concurrency", default_value_t = 1)]
+    pub concurrency: u64,
+    /// Seconds to max. to spend on benchmarking (-n, in any order, caps the count).
+    #[arg(short = 't', value_name = "timelimit")]
+    pub timelimit: Option<f64>,
+    /// Seconds to max. wait for each response (default 30); a slow request fails alone.
+    #[arg(short = 's', value_name = "timeout", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Size of TCP send/receive buffer, in bytes.
+    #[arg(short = 'b', value_name = "windowsize")]
+    pub window: Option<u32>,
+    /// Address to bind to when making outgoing connections.
+    #[arg(short = 'B', value_name = "address")]
+    pub bind: Option<std::net::IpAddr>,
+    /// File containing data to POST (remember also to set -T).
+    #[arg(short = 'p', value_name = "postfile")]
+    pub postfile: Option<PathBuf>,
+    /// File containing data to PUT (remember also to set -T).
+    #[arg(short = 'u', value_name = "putfile")]
+    pub putfile: Option<PathBuf>,
+    /// Content-type header to use for POST/PUT data (default text/plain).
+    #[arg(short = 'T', value_name = "content-type")]
+    pub content_type: Option<String>,
+    /// How much troubleshooting info to print (2: info, 3: response codes).
+    #[arg(short = 'v', value_name = "verbosity")]
+    pub verbosity: Option<u8>,
+    /// Print out results in HTML tables.
+    #[arg(short = 'w')]
+    pub html: bool,
+    /// Use HEAD instead of GET.
+    #[arg(short = 'i')]
+    pub head: bool,
+    /// String to insert as table attributes (with -w).
+    #[arg(short = 'x', value_name = "attributes")]
+    pub table_attrs: Option<String>,
+    /// String to insert as tr attributes (with -w).
+    #[arg(short = 'y', value_name = "attributes")]
+    pub tr_attrs: Option<String>,
+    /// String to insert as td or th attributes (with -w).
+    #[arg(short = 'z', value_name = "attributes")]
+    pub td_attrs: Option<String>,
+    /// Add cookie, eg. 'Apache=1234' (repeatable).
+    #[arg(short = 'C', value_name = "attribute", action = ArgAction::Append)]
+    pub cookies: Vec<String>,
+    /// Add arbitrary header line, eg. 'Accept-Encoding: gzip' (repeatable).
+    #[arg(short = 'H', value_name = "attribute", action = ArgAction::Append)]
+    pub headers: Vec<String>,
+    /// Add Basic WWW Authentication, the attributes are a colon separated username and password.
+    #[arg(short = 'A', value_name = "attribute")]
+    pub auth: Option<String>,
+    /// Add Basic Proxy Authentication, the attributes are a colon separated username and password.
+    #[arg(short = 'P', value_name = "attribute")]
+    pub proxy_auth: Option<String>,
+    /// Proxyserver and port number to use (proxy:port).
+    #[arg(short = 'X', value_name = "proxy:port")]
+    pub proxy: Option<String>,
+    /// Print version number and exit.
+    #[arg(short = 'V')]
+    pub version: bool,
+    /// Use HTTP KeepAlive feature (HTTP/1.1 keep-alive in yace).
+    #[arg(short = 'k')]
+    pub keepalive: bool,
+    /// Do not show percentiles served table.
+    #[arg(short = 'd')]
+    pub no_percentiles: bool,
+    /// Do not show confidence estimators and warnings.
+    #[arg(short = 'S')]
+    pub no_confidence: bool,
+    /// Do not show progress when doing more than 150 requests.
+    #[arg(short = 'q')]
+    pub quiet: bool,
+    /// Accept variable document length (yace always does; see --strict-length).
+    #[arg(short = 'l')]
+    pub accept_variable_length: bool,
+    /// Don't exit on socket receive errors (yace never does).
+    #[arg(short = 'r')]
+    pub no_exit_on_errors: bool,
+    /// Output CSV file with percentages served.
+    #[arg(short = 'e', value_name = "filename")]
+    pub csv: Option<PathBuf>,
+    /// Output collected data to gnuplot format file (one line per request, streamed).
+    #[arg(short = 'g', value_name = "filename")]
+    pub gnuplot: Option<PathBuf>,
+    /// Method name.
+    #[arg(short = 'm', value_name = "method")]
+    pub method: Option<String>,
+    /// Display usage information (this message).
+    #[arg(short = 'h', action = ArgAction::Help)]
+    pub help: Option<bool>,
+    /// SSL/TLS protocol: only ALL (TLS 1.2 or 1.3, negotiated).
+    #[arg(short = 'f', value_name = "protocol")]
+    pub ssl_protocol: Option<String>,
+    /// SSL/TLS cipher suite: not selectable (rustls's safe defaults).
+    #[arg(short = 'Z', value_name = "ciphersuite")]
+    pub ssl_cipher: Option<String>,
+    /// Client certificate chain and private key, in one PEM file.
+    #[arg(short = 'E', value_name = "certfile")]
+    pub ssl_cert: Option<PathBuf>,
+    #[command(flatten)]
+    pub tls: TlsArgs,
+    /// Count responses whose length differs from the first as failed (ab's default).
+    #[arg(long = "strict-length")]
+    pub strict_length: bool,
+    /// Also write yace's JSON result (the yace.result.v1 contract).
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Worker threads (default: one per CPU, at most -c).
+    #[arg(long = "threads", value_name = "N")]
+    pub threads: Option<usize>,
+    /// [http://]hostname[:port]/path
+    #[arg(value_name = "URL")]
+    pub url: Option<String>,
+}
+
+const AB_HELP: &str = "Where yace ab differs from ab (each is also named in the report where it applies):
+  - a request slower than -s fails alone and the run goes on (no apr_pollset_poll 70007 abort);
+  - Ctrl-C prints the report so far, marked partial (exit 130);
+  - document length differences are information, not \"Failed requests: Length\" (--strict-length for ab's way);
+  - -k is HTTP/1.1 keep-alive; all -c connections open at the start; one worker thread per CPU;
+  - times are measured in microseconds and shown in ms with decimals;
+  - -t and -n work in any order: -t is the time limit, -n a cap.
+
+Examples:
+  yace ab -n 10000 -c 100 http://127.0.0.1/
+  yace ab -k -c 100 -t 60 http://127.0.0.1/index.php
+  yace ab -n 1000 -c 10 -p data.json -T application/json --json result.json http://127.0.0.1:8080/echo";

@@ -5,14 +5,17 @@
 //!
 //! A [`Plan`] is built in two levels (STYLE.md §7): the CLI parses flags into
 //! its own structs, then [`PlanBuilder`] turns them into a `Plan`, collecting
-//! *every* problem before reporting, each naming the flag it came from.
+//! *every* problem before reporting, each keyed by the [`Field`] it is about
+//! (the front end spells the field as its own flag).
 
+mod diag;
 pub mod method;
 mod request;
 mod schedule;
 mod target;
 mod users;
 
+pub use diag::{Diagnostic, Diagnostics, Field, Keys, Source, Spelling};
 pub use request::{Header, RequestSpec};
 pub use schedule::{Due, RateStage, Schedule, WorkerSchedule};
 pub use target::{Scheme, Target, TargetError};
@@ -20,7 +23,6 @@ pub use users::{Think, Timeline, UserStage};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::time::Duration;
 
 /// Default per-request timeout: like ab's `-s`, long enough for slow pages,
@@ -236,47 +238,10 @@ impl Plan {
     }
 }
 
-/// One problem with the user's input: which input, what is wrong, how to fix it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputError {
-    /// Where: a flag (`-c`), a file and line, or `URL`.
-    pub source: String,
-    pub problem: String,
-    pub hint: Option<String>,
-}
-
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.source, self.problem)?;
-        if let Some(h) = &self.hint {
-            write!(f, " ({h})")?;
-        }
-        Ok(())
-    }
-}
-
-/// All the problems found in one input, reported together.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputErrors(pub Vec<InputError>);
-
-impl fmt::Display for InputErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{e}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for InputErrors {}
-
 /// Collects problems while a plan is assembled from user input.
 #[derive(Debug, Default)]
 pub struct PlanBuilder {
-    errors: Vec<InputError>,
+    errors: Vec<Diagnostic>,
 }
 
 impl PlanBuilder {
@@ -287,11 +252,11 @@ impl PlanBuilder {
     /// Records a problem and carries on, so the user sees all of them at once.
     pub fn error(
         &mut self,
-        source: impl Into<String>,
+        source: impl Into<Source>,
         problem: impl Into<String>,
         hint: Option<&str>,
     ) {
-        self.errors.push(InputError {
+        self.errors.push(Diagnostic {
             source: source.into(),
             problem: problem.into(),
             hint: hint.map(str::to_owned),
@@ -299,7 +264,7 @@ impl PlanBuilder {
     }
 
     /// Unwraps a per-field result, recording its error.
-    pub fn check<T>(&mut self, r: Result<T, InputError>) -> Option<T> {
+    pub fn check<T>(&mut self, r: Result<T, Diagnostic>) -> Option<T> {
         match r {
             Ok(v) => Some(v),
             Err(e) => {
@@ -314,74 +279,93 @@ impl PlanBuilder {
     }
 
     /// Final validation of a complete plan; returns every problem found.
-    pub fn finish(mut self, plan: Option<Plan>) -> Result<Plan, InputErrors> {
+    /// Hints name other fields the way `spell` does.
+    pub fn finish(mut self, plan: Option<Plan>, spell: &dyn Spelling) -> Result<Plan, Diagnostics> {
         if let Some(p) = &plan {
+            let usage = |f| spell.usage(f);
             if p.threads == 0 {
-                self.error("-t/--threads", "must be at least 1", None);
+                self.error(Field::Threads, "must be at least 1", None);
             }
             if p.load.max_connections() == 0 {
-                self.error("-c/--connections", "must be at least 1", None);
+                self.error(Field::Connections, "must be at least 1", None);
             }
             if p.stop.requests == Some(0) {
-                self.error("-n/--requests", "must be at least 1", None);
+                self.error(Field::Requests, "must be at least 1", None);
             }
             if p.stop.duration == Some(Duration::ZERO) {
                 self.error(
-                    "-d/--duration",
+                    Field::Duration,
                     "must be longer than 0s",
-                    Some("e.g. -d 30s"),
+                    Some(&format!("e.g. {} 30s", usage(Field::Duration))),
                 );
             }
             if p.timeouts.request.is_zero() {
                 self.error(
-                    "--timeout",
+                    Field::Timeout,
                     "must be longer than 0s",
-                    Some("e.g. --timeout 30s"),
+                    Some(&format!("e.g. {} 30s", usage(Field::Timeout))),
                 );
             }
             if p.timeouts.connect.is_zero() {
-                self.error("--connect-timeout", "must be longer than 0s", None);
+                self.error(Field::ConnectTimeout, "must be longer than 0s", None);
             }
             if let Some(h2) = p.http2 {
                 if h2.streams == 0 || h2.streams > MAX_STREAMS {
                     self.error(
-                        "--streams",
+                        Field::Streams,
                         format!("must be between 1 and {MAX_STREAMS}"),
-                        Some("e.g. --http2 -c 10 --streams 100"),
+                        Some(&format!(
+                            "e.g. {} {} 10 {} 100",
+                            usage(Field::Http2),
+                            usage(Field::Connections),
+                            usage(Field::Streams)
+                        )),
                     );
                 }
                 if h2.streams > 1 && matches!(p.load, Load::Users { .. }) {
                     self.error(
-                        "--streams",
+                        Field::Streams,
                         "virtual users send one request at a time on their own connection",
-                        Some("use --streams with -c (closed model) or --rate (open model)"),
+                        Some(&format!(
+                            "use {} with {} (closed model) or {} (open model)",
+                            usage(Field::Streams),
+                            usage(Field::Connections),
+                            usage(Field::Rate)
+                        )),
                     );
                 }
                 if !p.keepalive {
                     self.error(
-                        "--no-keepalive",
+                        Field::Keepalive,
                         "applies to HTTP/1.1 only: HTTP/2 connections carry many requests",
-                        Some("drop --no-keepalive, or drop --http2 to measure a connection per request"),
+                        Some(&format!(
+                            "drop {}, or drop {} to measure a connection per request",
+                            usage(Field::Keepalive),
+                            usage(Field::Http2)
+                        )),
                     );
                 }
                 if p.socket.proxy.is_some() {
                     self.error(
-                        "--proxy",
+                        Field::Proxy,
                         "HTTP/2 through a proxy is not supported",
-                        Some("drop --http2 to go through the proxy with HTTP/1.1"),
+                        Some(&format!(
+                            "drop {} to go through the proxy with HTTP/1.1",
+                            usage(Field::Http2)
+                        )),
                     );
                 }
             }
         }
         match plan {
             Some(p) if self.errors.is_empty() => Ok(p),
-            _ => Err(InputErrors(self.errors)),
+            _ => Err(Diagnostics(self.errors)),
         }
     }
 }
 
 /// Parses a duration like `30s`, `2m`, `1h30m`, `250ms`; a bare number means seconds.
-pub fn parse_duration(source: &str, s: &str) -> Result<Duration, InputError> {
+pub fn parse_duration(source: impl Into<Source>, s: &str) -> Result<Duration, Diagnostic> {
     let t = s.trim();
     let r = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         // try_: a huge number of seconds is an input error, not a panic (found by fuzzing).
@@ -391,15 +375,15 @@ pub fn parse_duration(source: &str, s: &str) -> Result<Duration, InputError> {
     } else {
         humantime::parse_duration(t).ok()
     };
-    r.ok_or_else(|| InputError {
-        source: source.to_owned(),
+    r.ok_or_else(|| Diagnostic {
+        source: source.into(),
         problem: format!("'{s}' is not a duration"),
         hint: Some("use a number with a unit: 500ms, 30s, 2m, 1h".into()),
     })
 }
 
 /// Parses a count with an optional SI suffix: `100`, `10k`, `1.5M`, `2G`.
-pub fn parse_count(source: &str, s: &str) -> Result<u64, InputError> {
+pub fn parse_count(source: impl Into<Source>, s: &str) -> Result<u64, Diagnostic> {
     let t = s.trim().replace('_', "");
     let (num, mul) = match t.chars().last() {
         Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
@@ -411,8 +395,8 @@ pub fn parse_count(source: &str, s: &str) -> Result<u64, InputError> {
         Ok(v) if v.is_finite() && v >= 0.0 && (v * mul).fract() == 0.0 && v * mul < 1.8e19 => {
             Ok((v * mul) as u64)
         }
-        _ => Err(InputError {
-            source: source.to_owned(),
+        _ => Err(Diagnostic {
+            source: source.into(),
             problem: format!("'{s}' is not a whole number"),
             hint: Some("use digits with an optional k/M/G suffix: 100, 10k, 1.5M".into()),
         }),
@@ -461,7 +445,7 @@ mod tests {
         assert_eq!(parse_count("-n", "100").unwrap(), 100);
         assert_eq!(parse_count("-n", "1_000").unwrap(), 1_000);
         let e = parse_count("-n", "1.5").unwrap_err();
-        assert_eq!(e.source, "-n");
+        assert_eq!(e.source, Source::Named("-n".into()));
         assert!(parse_count("-n", "ten").is_err());
         assert!(parse_count("-n", "-3").is_err());
     }
@@ -497,9 +481,59 @@ mod tests {
     fn builder_reports_every_problem() {
         let mut b = PlanBuilder::new();
         b.error("-c", "bad", None);
-        b.error("-n", "also bad", Some("fix it"));
-        let e = b.finish(None).unwrap_err();
+        b.error(Field::Requests, "also bad", Some("fix it"));
+        let e = b.finish(None, &Keys).unwrap_err();
         assert_eq!(e.0.len(), 2);
-        assert_eq!(e.to_string(), "-c: bad\n-n: also bad (fix it)");
+        assert_eq!(e.to_string(), "-c: bad\nrequests: also bad (fix it)");
+    }
+
+    #[test]
+    fn each_front_end_spells_the_fields() {
+        struct Short;
+        impl Spelling for Short {
+            fn name(&self, f: Field) -> &'static str {
+                match f {
+                    Field::Connections => "-c/--connections",
+                    Field::Duration => "-d/--duration",
+                    _ => "?",
+                }
+            }
+            fn usage(&self, f: Field) -> &'static str {
+                match f {
+                    Field::Duration => "-d",
+                    _ => "?",
+                }
+            }
+        }
+        let mut b = PlanBuilder::new();
+        b.check(parse_count(Field::Connections, "x"));
+        let e = b.finish(None, &Keys).unwrap_err();
+        assert!(e.render(&Short).starts_with("-c/--connections: 'x' is not"));
+        assert!(e.to_string().starts_with("connections: 'x' is not"));
+
+        let mut plan = Plan {
+            target: Target::parse("http://127.0.0.1/").unwrap(),
+            request: RequestSpec::new("GET", Vec::new(), Vec::new()),
+            load: Load::Closed { connections: 1 },
+            stop: Stop {
+                requests: None,
+                duration: Some(Duration::ZERO),
+            },
+            threads: 1,
+            keepalive: true,
+            timeouts: Timeouts::default(),
+            socket: SocketOptions::default(),
+            tls: TlsOptions::default(),
+            http2: None,
+        };
+        let e = PlanBuilder::new()
+            .finish(Some(plan.clone()), &Short)
+            .unwrap_err();
+        assert_eq!(
+            e.render(&Short),
+            "-d/--duration: must be longer than 0s (e.g. -d 30s)"
+        );
+        plan.stop.duration = None;
+        assert!(PlanBuilder::new().finish(Some(plan), &Short).is_ok());
     }
 }

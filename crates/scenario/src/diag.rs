@@ -1,56 +1,8 @@
 //! Problems found in a scenario, each pointing at the place that causes it.
+//! They are the plan's [`Diagnostic`]s, placed in a file: flags and
+//! scenario files report through the same type.
 
-use std::fmt;
-
-/// One problem: `file:line:col: message (hint)`.
-///
-/// `line` and `column` count from 1; both are 0 when the problem has no place
-/// in a file (an environment variable, say), and then only `file: message` is
-/// printed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostic {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-    pub hint: Option<String>,
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line > 0 {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.file, self.line, self.column, self.message
-            )?;
-        } else {
-            write!(f, "{}: {}", self.file, self.message)?;
-        }
-        if let Some(hint) = &self.hint {
-            write!(f, " ({hint})")?;
-        }
-        Ok(())
-    }
-}
-
-/// Every problem found in one load, in file order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostics(pub Vec<Diagnostic>);
-
-impl fmt::Display for Diagnostics {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.0.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{d}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Diagnostics {}
+use plan::{Diagnostic, Diagnostics, Source};
 
 /// A place in a text file; both count from 1 (columns in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -96,10 +48,12 @@ impl Sink {
     /// A problem in another file (a data file, say).
     pub(crate) fn push_in(&mut self, file: &str, pos: Pos, message: String, hint: Option<String>) {
         self.list.push(Diagnostic {
-            file: file.to_owned(),
-            line: pos.line,
-            column: pos.col,
-            message,
+            source: Source::File {
+                file: file.to_owned(),
+                line: pos.line,
+                column: pos.col,
+            },
+            problem: message,
             hint,
         });
     }
@@ -113,8 +67,8 @@ impl Sink {
     pub(crate) fn finish(mut self) -> Diagnostics {
         let origin = self.file.clone();
         self.list.sort_by_key(|d| {
-            if d.file == origin {
-                (0, d.line, d.column)
+            if d.file() == Some(origin.as_str()) {
+                (0, d.line(), d.column())
             } else {
                 (1, 0, 0)
             }
@@ -155,30 +109,6 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn display_with_and_without_place() {
-        let d = Diagnostic {
-            file: "a.toml".into(),
-            line: 3,
-            column: 5,
-            message: "bad".into(),
-            hint: Some("fix it".into()),
-        };
-        assert_eq!(d.to_string(), "a.toml:3:5: bad (fix it)");
-        let e = Diagnostic {
-            file: "$YACE_USERS".into(),
-            line: 0,
-            column: 0,
-            message: "not a number".into(),
-            hint: None,
-        };
-        assert_eq!(e.to_string(), "$YACE_USERS: not a number");
-        assert_eq!(
-            Diagnostics(vec![d, e]).to_string(),
-            "a.toml:3:5: bad (fix it)\n$YACE_USERS: not a number"
-        );
-    }
 
     #[test]
     fn suggestions() {

@@ -25,9 +25,9 @@ mod template;
 mod think;
 
 pub use data::DataMode;
-pub use diag::{Diagnostic, Diagnostics};
 pub use load::{LoadSpec, Source, Stage, ENV};
 pub use plan::Think;
+pub use plan::{Diagnostic, Diagnostics};
 pub use runner::{Action, Capture, CheckCount, Runner, User};
 
 use diag::{Pos, Sink};
@@ -84,10 +84,12 @@ pub fn load(path: &Path, env: &BTreeMap<String, String>) -> Result<Scenario, Dia
     let origin = path.display().to_string();
     let fail = |message: String, hint: Option<&str>| {
         Diagnostics(vec![Diagnostic {
-            file: origin.clone(),
-            line: 0,
-            column: 0,
-            message,
+            source: plan::Source::File {
+                file: origin.clone(),
+                line: 0,
+                column: 0,
+            },
+            problem: message,
             hint: hint.map(str::to_owned),
         }])
     };

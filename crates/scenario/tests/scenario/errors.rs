@@ -12,11 +12,12 @@ fn problems(r: Result<Scenario, Diagnostics>) -> Vec<(usize, usize, String)> {
         Err(d) => {
             d.0.into_iter()
                 .map(|d| {
+                    let (line, column) = (d.line(), d.column());
                     let text = match d.hint {
-                        Some(h) => format!("{} ({h})", d.message),
-                        None => d.message,
+                        Some(h) => format!("{} ({h})", d.problem),
+                        None => d.problem,
                     };
-                    (d.line, d.column, text)
+                    (line, column, text)
                 })
                 .collect()
         }
@@ -392,12 +393,12 @@ fn data_files_with_ragged_or_no_rows() {
     let shown: Vec<String> =
         d.0.iter()
             .map(|d| {
-                let file = Path::new(&d.file)
+                let file = Path::new(d.file().unwrap())
                     .file_name()
                     .unwrap()
                     .to_string_lossy()
                     .into_owned();
-                format!("{file}:{}:{}: {}", d.line, d.column, d.message)
+                format!("{file}:{}:{}: {}", d.line(), d.column(), d.problem)
             })
             .collect();
     assert_eq!(
@@ -525,7 +526,7 @@ fn truncated_files_never_panic() {
                 &no_env(),
             ) {
                 for p in &d.0 {
-                    assert!(p.line <= lines + 1, "{name} cut at {cut}: {p}");
+                    assert!(p.line() <= lines + 1, "{name} cut at {cut}: {p}");
                 }
             }
         }

@@ -1,0 +1,112 @@
+//! What the commands that send load share: the run library's notes shown
+//! as yace always showed them, SIGINT/SIGTERM as the run's stop handle, and
+//! output files with their errors.
+
+use crate::{exit, signals, Failure};
+use ::run::{Finished, Note, Prepared, StopCause, StopHandle};
+use engine::Sink;
+use stats::{RunResult, SecondRow};
+use std::path::Path;
+
+/// Prints what preparing a run noticed: `yace: …` for what it did,
+/// `warning: …` for what it found.
+fn show(notes: &[Note]) {
+    for n in notes {
+        match n {
+            Note::RaisedNofile(what) => eprintln!("yace: {what}"),
+            Note::Preflight(w) => eprintln!("warning: {w}"),
+            Note::Embedded { url } => eprintln!(
+                "yace: no URL given, so benchmarking the embedded target started at {url} \
+                 (`yace serve`); it shares this machine's CPUs with the client"
+            ),
+        }
+    }
+}
+
+/// Starts the embedded target, for a run without a URL.
+pub fn embedded() -> Result<::run::Embedded, Failure> {
+    ::run::Embedded::start().map_err(Failure::from)
+}
+
+/// Prepares the job, showing its notes (also when it fails).
+pub fn prepare(job: ::run::Job) -> Result<Prepared, Failure> {
+    match ::run::prepare(job) {
+        Ok(p) => {
+            show(&p.notes);
+            Ok(p)
+        }
+        Err(e) => {
+            show(e.notes());
+            Err(Failure::from(e))
+        }
+    }
+}
+
+/// Runs the prepared job; SIGINT and SIGTERM stop it (a second one exits
+/// at once). `observe` sees the finished per-second rows as they come.
+pub fn execute<X: Sink>(
+    p: Prepared,
+    extra: impl FnMut(usize) -> X,
+    mut observe: impl FnMut(&[SecondRow]),
+) -> Result<Finished<X>, Failure> {
+    signals::install();
+    let stop = StopHandle::new();
+    p.execute(
+        extra,
+        |rows| {
+            if let Some(sig) = signals::received() {
+                stop.stop(if sig == libc::SIGTERM {
+                    StopCause::Terminated
+                } else {
+                    StopCause::Interrupted
+                });
+            }
+            observe(rows);
+        },
+        &stop,
+    )
+    .map_err(Failure::from)
+}
+
+/// Creates an output file before the run, so a bad path fails before any load.
+pub fn create_output(flag: &str, path: Option<&Path>) -> Result<Option<::run::Output>, Failure> {
+    path.map(|p| {
+        ::run::Output::create(p).map_err(|e| {
+            Failure::usage(format!(
+                "{flag} {}: cannot create the file: {e} (check that its directory exists and is \
+                 writable)",
+                p.display()
+            ))
+        })
+    })
+    .transpose()
+}
+
+/// An output file could not be written: a full disk gets its own exit code.
+pub fn output_failure(flag: &str, path: &Path, e: ::run::Error) -> Failure {
+    let shown = path.display();
+    match e.io() {
+        Some(io) if e.is_disk_full() => Failure {
+            code: exit::DISK_FULL,
+            message: format!(
+                "{flag} {shown}: the disk is full ({io}); the summary above is complete, free \
+                 some space and re-run to keep the JSON"
+            ),
+        },
+        Some(io) => Failure::runtime(format!("{flag} {shown}: cannot write: {io}")),
+        None => Failure::from(e),
+    }
+}
+
+/// Writes the JSON result into the file created before the run.
+pub fn write_json(result: &RunResult, out: Option<::run::Output>) -> Result<(), Failure> {
+    if let Some(out) = out {
+        let path = out.path().to_owned();
+        out.write_json(result)
+            .map_err(|e| output_failure("--json", &path, e))?;
+        if result.end.partial {
+            eprintln!("yace: partial result written to {}", path.display());
+        }
+    }
+    Ok(())
+}

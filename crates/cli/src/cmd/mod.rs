@@ -1,0 +1,8 @@
+//! One module per command (`yace doctor` lives in `doctor/`); `driver`
+//! holds what the commands that send load share.
+
+pub mod ab;
+mod driver;
+pub mod report;
+pub mod run;
+pub mod serve;

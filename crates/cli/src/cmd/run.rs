@@ -1,0 +1,114 @@
+//! `yace run`: flags (or a scenario file) → plan → the run library → the
+//! summary, the JSON result and the exit code.
+
+use super::driver;
+use crate::args::RunArgs;
+use crate::failure::exit_code;
+use crate::flags::{self, RunFlags};
+use crate::{exit, Failure};
+use ::run::{Job, Script, TargetChoice};
+use stats::SecondRow;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+/// Runs the command; returns the exit code.
+pub fn run(a: RunArgs) -> Result<u8, Failure> {
+    if let Some(file) = a.file.clone() {
+        return run_scenario(a, &file);
+    }
+    let thresholds = flags::thresholds(&a.thresholds, None)?;
+    let (target, url) = match &a.url {
+        Some(url) => (TargetChoice::Url(url.clone()), url.clone()),
+        None => {
+            let server = driver::embedded()?;
+            let url = server.url();
+            (TargetChoice::Embedded(server), url)
+        }
+    };
+    let plan = flags::run_plan(&a, &url).map_err(|e| Failure::usage(e.render(&RunFlags)))?;
+    if a.dry_run {
+        let text = serde_json::to_string_pretty(&plan).expect("plan serializes");
+        println!("{text}");
+        return Ok(exit::OK);
+    }
+    let prepared = driver::prepare(Job {
+        plan,
+        target,
+        script: Script::Request,
+        thresholds,
+    })?;
+    let json_out = driver::create_output("--json", a.json.as_deref())?;
+    let live = !a.quiet && std::io::stderr().is_terminal();
+    let mut shown = 0;
+    let done = driver::execute(
+        prepared,
+        |_| (),
+        |rows| {
+            if live {
+                shown = progress(rows, shown);
+            }
+        },
+    )?;
+    if live {
+        eprint!("\r\x1b[K");
+    }
+    // A closed stdout (yace run | head) must not lose the JSON result.
+    let _ = report::text::summary(&done.result, std::io::stdout().lock());
+    driver::write_json(&done.result, json_out)?;
+    Ok(exit_code(&done))
+}
+
+/// `yace run -f plan.toml`: a scenario file's virtual users. The file is
+/// parsed and validated by `yace-scenario`; flags win over its `[load]`.
+fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
+    let env: BTreeMap<String, String> = std::env::vars().collect();
+    let sc = scenario::load(file, &env).map_err(|d| Failure::usage(d.to_string()))?;
+    let thresholds = flags::scenario_thresholds(&a, &sc, file)?;
+    let url = a.url.clone().unwrap_or_else(|| sc.base().url.clone());
+    let plan =
+        flags::scenario_plan(&a, &sc, &url).map_err(|e| Failure::usage(e.render(&RunFlags)))?;
+    if a.dry_run {
+        let doc = serde_json::json!({ "plan": plan, "scenario": sc.to_json() });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&doc).expect("serializes")
+        );
+        return Ok(exit::OK);
+    }
+    let prepared = driver::prepare(Job {
+        plan,
+        target: TargetChoice::Url(url),
+        script: Script::Scenario(Box::new(sc)),
+        thresholds,
+    })?;
+    let json_out = driver::create_output("--json", a.json.as_deref())?;
+    let done = driver::execute(prepared, |_| (), |_| {})?;
+    let _ = report::text::summary(&done.result, std::io::stdout().lock());
+    driver::write_json(&done.result, json_out)?;
+    Ok(exit_code(&done))
+}
+
+/// Prints a one-line live view for each newly finished second.
+fn progress(rows: &[SecondRow], shown: usize) -> usize {
+    if rows.len() == shown {
+        return shown;
+    }
+    let total: u64 = rows.iter().map(|r| r.responses).sum();
+    let errors: u64 = rows.iter().map(|r| r.errors).sum();
+    if let Some(r) = rows.last() {
+        let mut e = std::io::stderr().lock();
+        let _ = write!(
+            e,
+            "\r\x1b[K  {:>4}s  {:>10} req/s  p50 {}  p99 {}  responses {}  errors {}",
+            r.second + 1,
+            report::count(r.responses),
+            report::duration_us(r.latency_p50_us),
+            report::duration_us(r.latency_p99_us),
+            report::count(total),
+            report::count(errors),
+        );
+        let _ = e.flush();
+    }
+    rows.len()
+}

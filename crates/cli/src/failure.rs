@@ -1,0 +1,67 @@
+//! How a command ends: the exit codes, the error that carries one, and
+//! which code a run or a run-library error maps to.
+
+use ::run::{Finished, StopCause};
+
+/// Exit codes, documented in `--help` and the README.
+pub mod exit {
+    pub const OK: u8 = 0;
+    /// The run could not be done: unreachable target, I/O failure.
+    pub const RUNTIME: u8 = 1;
+    /// Bad input: flags, files, URL.
+    pub const USAGE: u8 = 2;
+    /// The run completed but breached a threshold.
+    pub const THRESHOLD: u8 = 3;
+    /// An output file could not be written because the disk is full.
+    pub const DISK_FULL: u8 = 4;
+    pub const SIGINT: u8 = 130;
+    pub const SIGTERM: u8 = 143;
+}
+
+/// An error that ends the command, with the exit code it maps to.
+#[derive(Debug)]
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure {
+            code: exit::USAGE,
+            message: message.into(),
+        }
+    }
+    pub fn runtime(message: impl Into<String>) -> Self {
+        Failure {
+            code: exit::RUNTIME,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<::run::Error> for Failure {
+    fn from(e: ::run::Error) -> Self {
+        let code = if e.is_usage() {
+            exit::USAGE
+        } else if e.is_disk_full() {
+            exit::DISK_FULL
+        } else {
+            exit::RUNTIME
+        };
+        Failure {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// The exit code for how a run ended: a signal first, then thresholds.
+pub fn exit_code<X>(done: &Finished<X>) -> u8 {
+    match done.stopped_by {
+        Some(StopCause::Terminated) => exit::SIGTERM,
+        Some(StopCause::Interrupted) => exit::SIGINT,
+        None if done.breached() => exit::THRESHOLD,
+        None => exit::OK,
+    }
+}

@@ -1,0 +1,299 @@
+//! `yace run`'s flags as a plan: the load model picked from them.
+
+use super::parts::{assemble, closed, parse_target, request, Settings};
+use super::spelling::RunFlags;
+use crate::args::RunArgs;
+use plan::{
+    parse_count, parse_duration, Diagnostic, Diagnostics, Field, Load, Plan, PlanBuilder,
+    RateStage, DEFAULT_DURATION,
+};
+use std::time::Duration;
+
+/// Connections when `-c` is not given.
+const DEFAULT_CONNECTIONS: u64 = 50;
+/// Open model: in-flight cap when `--max-inflight` is not given.
+const DEFAULT_MAX_INFLIGHT: u64 = 1000;
+
+/// `yace run`'s flags as a plan, every problem reported at once.
+pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
+    let mut b = PlanBuilder::new();
+    let target = parse_target(&mut b, url);
+    let mut count =
+        |f: Field, v: &Option<String>| v.as_deref().and_then(|s| b.check(parse_count(f, s)));
+    let connections = count(Field::Connections, &a.connections);
+    let requests = count(Field::Requests, &a.requests);
+    let threads = count(Field::Threads, &a.threads);
+    let max_inflight = count(Field::MaxInflight, &a.max_inflight);
+    let streams = count(Field::Streams, &a.streams);
+    let duration = a
+        .duration
+        .as_deref()
+        .and_then(|s| b.check(parse_duration(Field::Duration, s)));
+    let timeout = b.check(parse_duration(Field::Timeout, &a.timeout));
+    let connect_timeout = b.check(parse_duration(Field::ConnectTimeout, &a.connect_timeout));
+    let rate = a
+        .rate
+        .as_deref()
+        .and_then(|s| match s.trim().parse::<f64>() {
+            Ok(r) if r.is_finite() && r > 0.0 => Some(r),
+            _ => {
+                b.error(
+                    Field::Rate,
+                    format!("'{s}' is not a positive number of requests per second"),
+                    Some("e.g. --rate 1000 or --rate 2.5"),
+                );
+                None
+            }
+        });
+    let request = request(
+        &mut b,
+        &a.method,
+        &a.headers,
+        a.body.as_deref(),
+        a.body_file.as_deref(),
+    );
+    if b.has_errors() {
+        return b.finish(None, &RunFlags);
+    }
+    let Some(target) = target else {
+        return b.finish(None, &RunFlags);
+    };
+    let Some(load) = load_from(
+        a,
+        &mut b,
+        connections,
+        requests,
+        duration,
+        rate,
+        max_inflight,
+    ) else {
+        return b.finish(None, &RunFlags);
+    };
+    let settings = Settings {
+        threads,
+        keepalive: !a.no_keepalive,
+        timeout,
+        connect_timeout,
+        tls: a.tls.options(),
+        streams: a.http2.then_some(streams),
+    };
+    b.finish(
+        Some(assemble(target, request, load, requests, settings)),
+        &RunFlags,
+    )
+}
+
+/// Parses `DURATION:N` or `DURATION:FROM-TO` stages, comma-separated.
+fn parse_stages(field: Field, s: &str) -> Result<Vec<(Duration, f64, f64)>, Diagnostic> {
+    let bad = |what: String| Diagnostic {
+        source: field.into(),
+        problem: what,
+        hint: Some(
+            "write DURATION:N or DURATION:FROM-TO, comma-separated: 30s:0-1000,60s:1000".into(),
+        ),
+    };
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (d, v) = part
+            .split_once(':')
+            .ok_or_else(|| bad(format!("'{part}' has no ':'")))?;
+        let d = parse_duration(field, d).map_err(|e| bad(e.problem))?;
+        let num = |x: &str| {
+            x.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| bad(format!("'{x}' in '{part}' is not a number ≥ 0")))
+        };
+        let (from, to) = match v.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => {
+                let x = num(v)?;
+                (x, x)
+            }
+        };
+        out.push((d, from, to));
+    }
+    if out.is_empty() {
+        return Err(bad("no stages given".into()));
+    }
+    Ok(out)
+}
+
+/// Picks the load model from the flags: open (--rate/--stages), virtual
+/// users (--users/--user-stages, or --think/--pacing), else closed. Returns
+/// the model and the run's duration.
+#[allow(clippy::too_many_arguments)]
+fn load_from(
+    a: &RunArgs,
+    b: &mut PlanBuilder,
+    connections: Option<u64>,
+    requests: Option<u64>,
+    duration: Option<Duration>,
+    rate: Option<f64>,
+    max_inflight: Option<u64>,
+) -> Option<(Load, Option<Duration>)> {
+    let open = rate.is_some() || a.stages.is_some();
+    let users_flags = a.users.is_some() || a.user_stages.is_some();
+    let users = users_flags || a.think.is_some() || a.pacing.is_some();
+    if open && users {
+        b.error(
+            "--rate/--stages",
+            "the open model and virtual users exclude each other",
+            Some("pick one: --rate N, or -u N with --think/--pacing"),
+        );
+        return None;
+    }
+    if a.rate.is_some() && a.stages.is_some() {
+        b.error(
+            Field::Rate,
+            "give either --rate or --stages",
+            Some("--stages 60s:1000 is a constant rate"),
+        );
+        return None;
+    }
+    if (a.ramp_up.is_some() || a.ramp_down.is_some()) && a.users.is_none() {
+        b.error(
+            "--ramp-up/--ramp-down",
+            "apply to --users",
+            Some("e.g. -u 100 --ramp-up 30s"),
+        );
+    }
+    if a.max_inflight.is_some() && !open {
+        b.error(
+            Field::MaxInflight,
+            "only applies to the open model",
+            Some("add --rate N"),
+        );
+    }
+    let dur = |f: Field, v: &Option<String>, b: &mut PlanBuilder| {
+        v.as_deref().and_then(|s| b.check(parse_duration(f, s)))
+    };
+    if open {
+        let late = match a.late.as_str() {
+            "drop" => dur(Field::LateAfter, &Some(a.late_after.clone()), b)
+                .map(|after| plan::Late::Drop { after }),
+            "catch-up" | "catchup" | "send" => Some(plan::Late::CatchUp),
+            other => {
+                b.error(
+                    Field::Late,
+                    format!("'{other}' is not a policy"),
+                    Some("use drop or catch-up"),
+                );
+                None
+            }
+        };
+        let stages: Vec<RateStage> = match (&a.stages, rate) {
+            (Some(s), _) => b
+                .check(parse_stages(Field::RateStages, s))?
+                .into_iter()
+                .map(|(duration, from, to)| RateStage { duration, from, to })
+                .collect(),
+            (None, Some(r)) => {
+                let d = match (duration, requests) {
+                    (Some(d), _) => d,
+                    // Only -n: the timetable ends when the n-th request is due.
+                    (None, Some(n)) => match Duration::try_from_secs_f64(n as f64 / r + 1e-3) {
+                        Ok(d) => d,
+                        Err(_) => {
+                            b.error(
+                                "-n/--rate",
+                                format!(
+                                    "{n} requests at {r}/s would take longer than yace can count"
+                                ),
+                                Some("give -d, or a higher rate"),
+                            );
+                            return None;
+                        }
+                    },
+                    (None, None) => DEFAULT_DURATION,
+                };
+                vec![RateStage {
+                    duration: d,
+                    from: r,
+                    to: r,
+                }]
+            }
+            (None, None) => unreachable!("open model without a rate"),
+        };
+        let length: Duration = stages.iter().map(|s| s.duration).sum();
+        let load = Load::Open {
+            stages,
+            max_inflight: max_inflight.or(connections).unwrap_or(DEFAULT_MAX_INFLIGHT),
+            late: late?,
+        };
+        return Some((load, duration.or(Some(length))));
+    }
+    if users {
+        let pacing = dur(Field::Pacing, &a.pacing, b);
+        let think = match a.think.as_deref().map(plan::Think::parse) {
+            None => plan::Think::None,
+            Some(Ok(t)) => t,
+            Some(Err(e)) => {
+                b.error(
+                    Field::Think,
+                    e,
+                    Some("e.g. 2s, uniform(1s, 3s), exponential(2s)"),
+                );
+                return None;
+            }
+        };
+        let stages: Vec<plan::UserStage> = if let Some(s) = &a.user_stages {
+            b.check(parse_stages(Field::UserStages, s))?
+                .into_iter()
+                .map(|(duration, from, to)| plan::UserStage { duration, from, to })
+                .collect()
+        } else {
+            let n = match &a.users {
+                Some(u) => b.check(parse_count(Field::Users, u))? as f64,
+                None => connections.unwrap_or(DEFAULT_CONNECTIONS) as f64,
+            };
+            let up = dur(Field::RampUp, &a.ramp_up, b).unwrap_or_default();
+            let down = dur(Field::RampDown, &a.ramp_down, b).unwrap_or_default();
+            let total = duration.unwrap_or(up + DEFAULT_DURATION + down);
+            let Some(hold) = total.checked_sub(up + down) else {
+                b.error(
+                    Field::Duration,
+                    format!("{total:?} is shorter than --ramp-up plus --ramp-down"),
+                    Some("-d is the whole run, ramps included"),
+                );
+                return None;
+            };
+            let mut st = Vec::new();
+            if !up.is_zero() {
+                st.push(plan::UserStage {
+                    duration: up,
+                    from: 0.0,
+                    to: n,
+                });
+            }
+            st.push(plan::UserStage {
+                duration: hold,
+                from: n,
+                to: n,
+            });
+            if !down.is_zero() {
+                st.push(plan::UserStage {
+                    duration: down,
+                    from: n,
+                    to: 0.0,
+                });
+            }
+            st
+        };
+        let length: Duration = stages.iter().map(|s| s.duration).sum();
+        return Some((
+            Load::Users {
+                stages,
+                pacing,
+                think,
+            },
+            duration.or(Some(length)),
+        ));
+    }
+    Some(closed(
+        connections.unwrap_or(DEFAULT_CONNECTIONS),
+        requests,
+        duration,
+    ))
+}

@@ -1,0 +1,79 @@
+//! A scenario's per-worker [`Runner`] as the engine's [`Flow`], and its
+//! check counts folded into the result.
+
+use engine::{Flow, Next, Outcome, Sample};
+use scenario::{Action, Capture, Runner, User};
+use std::time::Duration;
+
+/// A scenario's runner as the engine's flow.
+#[derive(Debug)]
+pub struct ScenarioFlow {
+    runner: Runner,
+}
+
+impl ScenarioFlow {
+    pub fn new(runner: Runner) -> Self {
+        ScenarioFlow { runner }
+    }
+}
+
+impl Flow for ScenarioFlow {
+    type User = User;
+
+    fn user(&mut self, index: u64) -> User {
+        self.runner.new_user(index)
+    }
+
+    fn next(&mut self, user: &mut User, out: &mut Vec<u8>) -> Next {
+        match self.runner.next(user, out) {
+            Action::Request {
+                step,
+                capture,
+                head,
+                idempotent,
+            } => Next::Request {
+                step,
+                capture: capture != Capture::None,
+                head,
+                idempotent,
+            },
+            Action::Think(d) => Next::Think(d.as_nanos().min(u64::MAX as u128) as u64),
+            Action::EndIteration => Next::EndIteration,
+        }
+    }
+
+    fn ended(&mut self, user: &mut User, s: &Sample, response: &[u8]) {
+        match s.outcome {
+            Outcome::Response => {
+                let latency = Duration::from_nanos(s.end.saturating_sub(s.intended));
+                self.runner
+                    .response(user, s.step, s.status, response, latency);
+            }
+            // The run is over; nothing more to learn.
+            Outcome::Cancelled => {}
+            _ => self.runner.failed(user, s.step),
+        }
+    }
+}
+
+/// The workers' check counts, merged, named by step.
+pub(crate) fn checks(flows: Vec<ScenarioFlow>, names: &[String]) -> Vec<stats::CheckResult> {
+    let mut flows = flows.into_iter();
+    let Some(mut first) = flows.next() else {
+        return Vec::new();
+    };
+    for f in flows {
+        first.runner.merge(&f.runner);
+    }
+    first
+        .runner
+        .counters()
+        .into_iter()
+        .map(|c| stats::CheckResult {
+            step: names.get(c.step as usize).cloned().unwrap_or_default(),
+            name: c.name,
+            passed: c.passed,
+            failed: c.failed,
+        })
+        .collect()
+}

@@ -1,0 +1,425 @@
+//! One load test as a library: a [`Job`] (a plan, where its target is, what
+//! each user does, the pass/fail thresholds) in, a [`Finished`] run (the
+//! result, and whether it was stopped) out. `yace run`, `yace ab` and
+//! scenarios call it; the lab, find-max and shards call it in a loop.
+//!
+//! ```text
+//! Job ──prepare──▶ Prepared (target up and probed; notes) ──execute──▶ Finished
+//!                                          per-second rows ──▶ observer
+//!                                          StopHandle ──▶ ends it early
+//! ```
+//!
+//! It prints nothing and installs no signal handler: what it notices comes
+//! back as [`Note`]s, the finished per-second rows go to an observer while
+//! the run goes on, and whoever holds a [`StopHandle`] (the CLI, on Ctrl-C)
+//! ends the run early with a partial result. No global state: call it as
+//! often as you like in one process.
+
+mod environment;
+mod error;
+mod flow;
+mod output;
+
+pub use environment::{cpus, limits_note};
+pub use error::Error;
+pub use flow::ScenarioFlow;
+pub use output::Output;
+
+use engine::Sink;
+use plan::{Load, Plan};
+use stats::threshold::Threshold;
+use stats::{EndReason, Recorder, RunFacts, RunResult, SecondRow, Series, Totals};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+/// One load test to run.
+#[derive(Debug)]
+pub struct Job {
+    pub plan: Plan,
+    pub target: TargetChoice,
+    pub script: Script,
+    /// Judged against the result when the run ends.
+    pub thresholds: Vec<Threshold>,
+}
+
+/// Where the plan's requests go.
+#[derive(Debug)]
+pub enum TargetChoice {
+    /// The plan's own target, as the user wrote its URL (for messages).
+    Url(String),
+    /// The embedded target, started beforehand with [`Embedded::start`];
+    /// the plan's target is its URL. It runs in this process, sharing its
+    /// CPUs and file descriptors, and stops when the run ends.
+    Embedded(Embedded),
+}
+
+/// What each user does.
+#[derive(Debug)]
+pub enum Script {
+    /// The plan's one request (with the plan's think time).
+    Request,
+    /// A scenario's journeys; its checks are counted into the result.
+    Scenario(Box<scenario::Scenario>),
+}
+
+/// The embedded target (`yace serve`), started in this process.
+#[derive(Debug)]
+pub struct Embedded(target::Server);
+
+impl Embedded {
+    /// Starts it on 127.0.0.1, on a free port.
+    pub fn start() -> Result<Embedded, Error> {
+        target::Server::start(target::Config::default())
+            .map(Embedded)
+            .map_err(|e| Error::runtime(format!("cannot start the embedded target: {e}")))
+    }
+
+    /// Its URL, for the plan's target.
+    pub fn url(&self) -> String {
+        self.0.url()
+    }
+}
+
+/// Something [`prepare`] noticed that the caller may want to show; the run
+/// goes on regardless.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    /// The open-file limit was raised for this run (what was done).
+    RaisedNofile(String),
+    /// A cheap check of this machine against the plan found a problem.
+    Preflight(String),
+    /// The job benchmarks the embedded target, started at this URL.
+    Embedded { url: String },
+}
+
+/// Why a run was stopped from outside.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopCause {
+    /// Ctrl-C (SIGINT), or any caller that wants the run over.
+    Interrupted,
+    /// SIGTERM.
+    Terminated,
+}
+
+/// Ends a run early: the run stops within about 50 ms and its result is
+/// marked partial. Cloneable, to hand to another thread; the first cause
+/// raised wins.
+#[derive(Debug, Clone, Default)]
+pub struct StopHandle(Arc<AtomicU8>);
+
+impl StopHandle {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn stop(&self, cause: StopCause) {
+        let code = match cause {
+            StopCause::Interrupted => 1,
+            StopCause::Terminated => 2,
+        };
+        let _ = self
+            .0
+            .compare_exchange(0, code, Ordering::SeqCst, Ordering::SeqCst);
+    }
+
+    /// The cause raised so far, if any.
+    pub fn cause(&self) -> Option<StopCause> {
+        match self.0.load(Ordering::SeqCst) {
+            1 => Some(StopCause::Interrupted),
+            2 => Some(StopCause::Terminated),
+            _ => None,
+        }
+    }
+}
+
+/// A job ready to run: its target is up (embedded or probed) and resolved.
+#[derive(Debug)]
+pub struct Prepared {
+    pub plan: Plan,
+    /// Where connections go.
+    pub addr: SocketAddr,
+    /// What preparing noticed, in order.
+    pub notes: Vec<Note>,
+    embedded: Option<Embedded>,
+    script: Script,
+    thresholds: Vec<Threshold>,
+}
+
+/// Gets a job ready: raises the open-file limit if it can, checks this
+/// machine against the plan, sets up TLS, resolves the target and checks
+/// that something listens there. On failure the error carries the notes
+/// found before it.
+pub fn prepare(job: Job) -> Result<Prepared, Error> {
+    let Job {
+        plan,
+        target,
+        script,
+        thresholds,
+    } = job;
+    let (url, embedded) = match target {
+        TargetChoice::Url(url) => (url, None),
+        TargetChoice::Embedded(e) => (e.url(), Some(e)),
+    };
+    let mut notes = Vec::new();
+    // The embedded target runs in this process: both ends of each connection use descriptors.
+    let fds = plan.load.max_connections() * if embedded.is_some() { 2 } else { 1 };
+    if let Some(note) = environment::raise_nofile(environment::fds_needed(fds)) {
+        notes.push(Note::RaisedNofile(note));
+    }
+    notes.extend(
+        environment::preflight(&plan)
+            .into_iter()
+            .map(Note::Preflight),
+    );
+    if let Some(e) = &embedded {
+        notes.push(Note::Embedded { url: e.url() });
+    }
+    let failed = |e: Error, notes: &[Note]| e.with_notes(notes.to_vec());
+    if let Err(e) = engine::tls_setup(&plan) {
+        return Err(failed(Error::usage(e.to_string()), &notes));
+    }
+    let addr = match engine::resolve(&plan) {
+        Ok(a) => a,
+        Err(e) => return Err(failed(Error::runtime(format!("{url}: {e}")), &notes)),
+    };
+    if let Err(e) = engine::probe(addr, plan.timeouts.connect).or_else(|e| {
+        // A reset or abort after the handshake means something listens there:
+        // let the run go on and classify what happens.
+        match e.kind() {
+            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted => {
+                Ok(Duration::ZERO)
+            }
+            _ => Err(e),
+        }
+    }) {
+        let e = Error::runtime(format!(
+            "cannot connect to {addr} for {url}: {e} (is the server running and listening \
+             there? check the host and port)"
+        ));
+        return Err(failed(e, &notes));
+    }
+    Ok(Prepared {
+        plan,
+        addr,
+        notes,
+        embedded,
+        script,
+        thresholds,
+    })
+}
+
+/// What a finished (or stopped) run leaves.
+#[derive(Debug)]
+pub struct Finished<X> {
+    /// The result, thresholds judged, checks counted.
+    pub result: RunResult,
+    /// Set when a [`StopHandle`] ended the run early.
+    pub stopped_by: Option<StopCause>,
+    /// The extra sinks, one per worker, after the run.
+    pub extras: Vec<X>,
+}
+
+impl<X> Finished<X> {
+    /// A threshold was breached.
+    pub fn breached(&self) -> bool {
+        self.result.thresholds.iter().any(|t| !t.passed)
+    }
+}
+
+/// The flow of a plain run: the plan's request, with the plan's think time.
+fn fixed_flow(plan: &Plan) -> impl FnMut(usize) -> engine::Fixed + use<> {
+    // Virtual users keep cookie jars (sessions work); the closed model keeps
+    // the shared, copy-free request.
+    let (think, request) = match &plan.load {
+        Load::Users { think, .. } => (*think, Some(plan.encode_request())),
+        _ => (plan::Think::None, None),
+    };
+    move |w| {
+        let f = engine::Fixed::new(think, 0x9E37_79B9_7F4A_7C15 ^ (w as u64 + 1));
+        match &request {
+            Some(r) => f.with_cookies(r.clone()),
+            None => f,
+        }
+    }
+}
+
+impl Prepared {
+    /// Runs the job. Each worker feeds its statistics and the extra sink
+    /// `extra(worker)` (`|_| ()` for none); `observe` sees the finished
+    /// per-second rows about every 50 ms; `stop` ends the run early.
+    pub fn execute<X: Sink>(
+        self,
+        extra: impl FnMut(usize) -> X,
+        observe: impl FnMut(&[SecondRow]),
+        stop: &StopHandle,
+    ) -> Result<Finished<X>, Error> {
+        let mut done = match &self.script {
+            Script::Request => {
+                let flow = fixed_flow(&self.plan);
+                self.drive(&[], extra, flow, observe, stop)?.0
+            }
+            Script::Scenario(sc) => {
+                let names: Vec<String> = sc.steps().iter().map(|s| s.name.clone()).collect();
+                let flow = |_| ScenarioFlow::new(sc.runner());
+                let (mut done, flows) = self.drive(&names, extra, flow, observe, stop)?;
+                done.result.checks = flow::checks(flows, &names);
+                done
+            }
+        };
+        done.result.thresholds = self
+            .thresholds
+            .iter()
+            .map(|t| t.evaluate(&done.result))
+            .collect();
+        Ok(done)
+    }
+
+    fn drive<X: Sink, F: engine::Flow>(
+        &self,
+        step_names: &[String],
+        extra: impl FnMut(usize) -> X,
+        flow: impl FnMut(usize) -> F,
+        mut observe: impl FnMut(&[SecondRow]),
+        handle: &StopHandle,
+    ) -> Result<(Finished<X>, Vec<F>), Error> {
+        let plan = &self.plan;
+        let threads = engine::effective_threads(plan);
+        let series = Arc::new(Mutex::new(Series::new(threads)));
+        let options = stats::RecorderOptions {
+            scheduled: !matches!(plan.load, Load::Closed { .. }),
+            steps: step_names.len(),
+            tls: plan.target.scheme == plan::Scheme::Https,
+        };
+        let workers: Vec<((Recorder, X), F)> = (0..threads)
+            .map(|w| Recorder::new(w, options, series.clone()))
+            .zip((0..threads).map(extra))
+            .zip((0..threads).map(flow))
+            .collect();
+        let stop = AtomicBool::new(false);
+        let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+        let epoch = engine::clock_ns();
+        let addr = self.addr;
+        let outputs = std::thread::scope(|s| {
+            let h = s.spawn(|| engine::run(plan, addr, workers, epoch, &stop));
+            while !h.is_finished() {
+                std::thread::sleep(Duration::from_millis(50));
+                observe(series.lock().unwrap_or_else(|e| e.into_inner()).rows());
+                if handle.cause().is_some() {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+        })
+        .map_err(|e| {
+            let mut m = e.to_string();
+            if m.contains("os error 24") {
+                m = format!("{m}: {}", environment::limits_note());
+            }
+            Error::runtime(m)
+        })?;
+        // The run lasted until its last worker ended (not until threads were joined).
+        let duration_ns = outputs
+            .iter()
+            .map(|(_, _, r)| r.ended_at)
+            .max()
+            .unwrap_or(0);
+
+        let mut totals = Totals::default();
+        let mut cpu_ns = 0;
+        let mut busiest: f64 = 0.0;
+        let mut opened = 0;
+        let mut server_software = None;
+        let mut tls = (plan.target.scheme == plan::Scheme::Https).then_some(stats::TlsInfo {
+            version: None,
+            cipher: None,
+            verified: !plan.tls.insecure,
+            resumed_handshakes: 0,
+            full_handshakes: 0,
+        });
+        let mut http2 = plan.http2.map(|h| stats::Http2Info {
+            streams: h.streams,
+            ..Default::default()
+        });
+        let mut extras = Vec::with_capacity(outputs.len());
+        let mut flows = Vec::with_capacity(outputs.len());
+        for ((rec, x), f, rep) in outputs {
+            flows.push(f);
+            totals.merge(&rec.totals);
+            cpu_ns += rep.cpu_ns;
+            busiest = busiest.max(rep.cpu_ns as f64 / rep.wall_ns.max(1) as f64);
+            opened += rep.connections_opened;
+            if let Some(t) = tls.as_mut() {
+                t.resumed_handshakes += rep.tls_resumed;
+                t.full_handshakes += rep.tls_full;
+                if t.version.is_none() {
+                    t.version.clone_from(&rep.tls_version);
+                    t.cipher.clone_from(&rep.tls_cipher);
+                }
+            }
+            if let Some(h) = http2.as_mut() {
+                h.goaways += rep.h2_goaways;
+                if let Some(m) = rep.h2_max_streams {
+                    h.server_max_streams = Some(h.server_max_streams.map_or(m, |x| x.min(m)));
+                }
+            }
+            if server_software.is_none() {
+                server_software = rep.server;
+            }
+            extras.push(x);
+        }
+        let rows = Arc::try_unwrap(series)
+            .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .unwrap_or_else(|_| unreachable!("workers have ended"))
+            .finish(duration_ns);
+        let stopped_by = handle.cause();
+        let reason = match stopped_by {
+            Some(StopCause::Terminated) => EndReason::Terminated,
+            Some(StopCause::Interrupted) => EndReason::Interrupted,
+            None if plan
+                .stop
+                .duration
+                .is_some_and(|d| duration_ns >= d.as_nanos() as u64) =>
+            {
+                EndReason::Duration
+            }
+            None => EndReason::Completed,
+        };
+        let mut result = RunResult::build(
+            &totals,
+            rows,
+            RunFacts {
+                environment: environment::environment(self.addr, self.embedded.is_some()),
+                plan: plan.clone(),
+                started_at,
+                duration_ns,
+                reason,
+                cpu_ns,
+                busiest_thread: busiest.min(1.0),
+                threads,
+                connections_opened: opened,
+                server_software,
+                step_names: step_names.to_vec(),
+                checks: Vec::new(),
+                tls,
+                http2,
+            },
+        );
+        if result
+            .outcomes
+            .get(&engine::Outcome::ClientResource)
+            .copied()
+            .unwrap_or(0)
+            > 0
+        {
+            result.warnings.push(environment::limits_note());
+        }
+        let done = Finished {
+            result,
+            stopped_by,
+            extras,
+        };
+        Ok((done, flows))
+    }
+}

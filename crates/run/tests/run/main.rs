@@ -1,0 +1,110 @@
+//! The run library in process: a job against the embedded target, run
+//! twice in one process, its rows observed while it runs, and stopped early
+//! through its handle.
+
+use plan::{Load, Plan, RequestSpec, Stop, Target, Timeouts};
+use run::{Embedded, Job, Script, StopCause, StopHandle, TargetChoice};
+use stats::EndReason;
+use std::time::{Duration, Instant};
+use yace_run as run;
+
+/// A closed-model job of `seconds` against a freshly started embedded target.
+fn job(seconds: u64) -> Job {
+    let server = Embedded::start().expect("the embedded target starts");
+    let plan = Plan {
+        target: Target::parse(&server.url()).unwrap(),
+        request: RequestSpec::new("GET", Vec::new(), Vec::new()),
+        load: Load::Closed { connections: 2 },
+        stop: Stop {
+            requests: None,
+            duration: Some(Duration::from_secs(seconds)),
+        },
+        threads: 1,
+        keepalive: true,
+        timeouts: Timeouts::default(),
+        socket: Default::default(),
+        tls: Default::default(),
+        http2: None,
+    };
+    Job {
+        plan,
+        target: TargetChoice::Embedded(server),
+        script: Script::Request,
+        thresholds: vec![stats::threshold::Threshold::parse("errors<1%", None).unwrap()],
+    }
+}
+
+#[test]
+fn runs_twice_observed_and_stopped_early() {
+    // 1. To its end, the finished rows seen while it runs.
+    let prepared = run::prepare(job(2)).expect("prepared");
+    assert!(
+        prepared
+            .notes
+            .iter()
+            .any(|n| matches!(n, run::Note::Embedded { .. })),
+        "{:?}",
+        prepared.notes
+    );
+    let mut seen = 0;
+    let mut calls = 0;
+    let done = prepared
+        .execute(
+            |_| (),
+            |rows| {
+                calls += 1;
+                seen = seen.max(rows.len());
+            },
+            &StopHandle::new(),
+        )
+        .expect("ran");
+    assert!(calls > 10, "observed about every 50 ms: {calls} calls");
+    assert!(seen >= 1, "finished seconds observed while running");
+    assert_eq!(done.stopped_by, None);
+    assert_eq!(done.result.end.reason, EndReason::Duration);
+    assert!(!done.result.end.partial);
+    assert!(done.result.summary.responses > 0);
+    assert_eq!(done.result.summary.errors, 0);
+    assert!(done.result.environment.embedded_target);
+    assert_eq!(done.result.thresholds.len(), 1);
+    assert!(!done.breached());
+
+    // 2. Again in the same process, stopped from another thread after 300 ms
+    //    of a 60 s run: it ends within a second, its result partial.
+    let prepared = run::prepare(job(60)).expect("prepared again");
+    let stop = StopHandle::new();
+    let remote = stop.clone();
+    let started = Instant::now();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        remote.stop(StopCause::Interrupted);
+    });
+    let done = prepared.execute(|_| (), |_| {}, &stop).expect("ran");
+    stopper.join().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "stopped promptly: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(done.stopped_by, Some(StopCause::Interrupted));
+    assert_eq!(done.result.end.reason, EndReason::Interrupted);
+    assert!(done.result.end.partial);
+    assert!(done.result.summary.responses > 0);
+}
+
+#[test]
+fn an_unreachable_target_is_a_runtime_error() {
+    let mut j = job(1);
+    // A port nothing listens on: bind one, then let it go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/");
+    j.plan.target = Target::parse(&url).unwrap();
+    j.target = TargetChoice::Url(url.clone());
+    let e = run::prepare(j).expect_err("nothing listens");
+    assert!(e.is_runtime() && !e.is_usage(), "{e}");
+    assert!(e.to_string().contains(&format!("for {url}")), "{e}");
+}
