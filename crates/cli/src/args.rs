@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 pub const REPORT_EXAMPLES: &str = "Examples:
   yace run URL -d 30s --json result.json
-  yace report result.json                      # the terminal summary again
+  yace report result.json                   # the terminal summary again
   yace report result.json -F markdown -o report.md
   yace report result.json -F csv > per-second.csv";
 
@@ -39,26 +39,36 @@ pub struct ReportArgs {
 }
 
 pub const RUN_EXAMPLES: &str = "Examples:
-  yace run                                    # benchmark the embedded target (starts it on 127.0.0.1:0)
+  # no URL: benchmark the embedded target (started on 127.0.0.1, a free port)
+  yace run
   yace run http://127.0.0.1:8080/ -c 100 -n 100k
   yace run http://127.0.0.1:8080/sleep?ms=20 -c 50 -d 30s --json result.json
-  yace run URL -c 50 -d 10s --no-keepalive -m POST -H 'Content-Type: application/json' --body-file req.json
-  yace run URL --rate 1000 -d 30s             # open model: 1000 requests/s whatever the server does
-  yace run URL --stages 30s:0-1000,60s:1000   # open model ramp, then hold
-  yace run URL -u 5000 --ramp-up 50s -d 150s --pacing 5s   # seed 004: 5000 users, one request every 5 s each
+  yace run URL -c 50 -d 10s --no-keepalive -m POST \\
+      -H 'Content-Type: application/json' --body-file req.json
+  # open model: 1000 requests/s, whatever the server does
+  yace run URL --rate 1000 -d 30s
+  # open model: ramp up, then hold
+  yace run URL --stages 30s:0-1000,60s:1000
+  # open model, late requests sent anyway (wrk2's way)
+  yace run URL --rate 5000 --late catch-up
+  # 5000 virtual users ramped up over 50 s, one request every 5 s each
+  yace run URL -u 5000 --ramp-up 50s -d 150s --pacing 5s
   yace run URL -c 50 -d 30s --threshold 'p99<200ms' --threshold 'errors<1%'
-  yace run -f journey.toml --dry-run          # a scenario: validate and print the resolved plan
-  yace run https://localhost:8443/ --cacert ca.pem --no-keepalive   # HTTPS, verified, a handshake per request
-  yace run URL --rate 5000 --late catch-up    # open model, late requests sent anyway (wrk2's way)
-  yace run https://localhost:8443/ --http2 -c 10 --streams 100   # HTTP/2: 1,000 in flight on 10 connections
+  # a scenario file: validate it and print the resolved plan
+  yace run -f journey.toml --dry-run
+  # HTTPS, verified against a CA file, one handshake per request
+  yace run https://localhost:8443/ --cacert ca.pem --no-keepalive
+  # HTTP/2: 1,000 requests in flight on 10 connections
+  yace run https://localhost:8443/ --http2 -c 10 --streams 100
 
-Exit codes: 0 success · 1 runtime failure · 2 bad input · 3 threshold breached · 4 disk full · 130 SIGINT · 143 SIGTERM";
+Exit codes: 0 success, 1 runtime failure, 2 bad input, 3 threshold breached,
+4 disk full, 130 SIGINT, 143 SIGTERM";
 
 pub const SERVE_HELP: &str = "Routes:
   /                 200 \"hello world\\n\"
   /bytes/N          N-byte body
   /sleep?ms=N       answers after N ms
-  /session?ms=N     PHP-like locked session: same YACESESSID cookie → serialized
+  /session?ms=N     PHP-like locked session: one YACESESSID cookie, one at a time
   /vary             random body length (1–2048 bytes)
   /status/N         status N
   /chunked          chunked transfer encoding
@@ -66,16 +76,22 @@ pub const SERVE_HELP: &str = "Routes:
   /echo             echoes the request body
   /_stats           JSON counters of what the server saw (?reset=1 zeroes them)
 
-HTTP/1.1 and HTTP/2 on the same port: ALPN h2 with --tls, prior knowledge (h2c) without.
-Misbehaving routes (/bad/...) and ?split=N are listed in the README.
+HTTP/1.1 and HTTP/2 on the same port: ALPN h2 with --tls, prior knowledge
+(h2c) without. Misbehaving routes (/bad/...) and ?split=N are in the README.
 
 Examples:
   yace serve --port 8080 &  yace run http://127.0.0.1:8080/ -c 100 -n 100k
   yace serve --port 8080 --idle-close 200ms      # the stale keep-alive race
-  yace serve --port 8443 --tls --tls-cert-out ca.pem &  yace run https://localhost:8443/ --cacert ca.pem
-  yace serve --port 8080 --h2-max-streams 8 --h2-max-requests 100  # HTTP/2: 8 streams, GOAWAY every 100 requests";
+  # HTTPS, and a client that verifies it
+  yace serve --port 8443 --tls --tls-cert-out ca.pem &
+  yace run https://localhost:8443/ --cacert ca.pem
+  # HTTP/2 limits: 8 streams at once, GOAWAY every 100 requests
+  yace serve --port 8080 --h2-max-streams 8 --h2-max-requests 100";
 
 #[derive(Debug, Args, Default)]
+// `-c -5` reaches the flag checks as the value -5 ("must be at least 1"),
+// not clap's "unexpected argument" with a misleading `-- -5` tip.
+#[command(allow_negative_numbers = true)]
 pub struct RunArgs {
     /// URL to load (http://host[:port]/path). Without one, yace starts its
     /// embedded target on 127.0.0.1 and benchmarks that.
@@ -256,7 +272,12 @@ pub struct ServeArgs {
     pub bind: String,
 
     /// Server threads (default: one per CPU).
-    #[arg(short = 't', long = "threads", default_value_t = 0)]
+    #[arg(
+        short = 't',
+        long = "threads",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
     pub threads: usize,
 
     /// Misbehave: close keep-alive connections idle this long (a server's
@@ -389,7 +410,7 @@ pub struct AbArgs {
     #[arg(short = 'm', value_name = "method")]
     pub method: Option<String>,
     /// Display usage information (this message).
-    #[arg(short = 'h', action = ArgAction::Help)]
+    #[arg(short = 'h', long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
     /// SSL/TLS protocol: only ALL (TLS 1.2 or 1.3, negotiated).
     #[arg(short = 'f', value_name = "protocol")]
@@ -416,15 +437,19 @@ pub struct AbArgs {
     pub url: Option<String>,
 }
 
-const AB_HELP: &str = "Where yace ab differs from ab (each is also named in the report where it applies):
-  - a request slower than -s fails alone and the run goes on (no apr_pollset_poll 70007 abort);
+const AB_HELP: &str = "Where yace ab differs from ab (the report names each where it applies):
+  - a request slower than -s fails alone and the run goes on
+    (no apr_pollset_poll 70007 abort);
   - Ctrl-C prints the report so far, marked partial (exit 130);
-  - document length differences are information, not \"Failed requests: Length\" (--strict-length for ab's way);
-  - -k is HTTP/1.1 keep-alive; all -c connections open at the start; one worker thread per CPU;
+  - document length differences are information, not \"Failed requests:
+    Length\" (--strict-length for ab's way);
+  - -k is HTTP/1.1 keep-alive; all -c connections open at the start;
+    one worker thread per CPU;
   - times are measured in microseconds and shown in ms with decimals;
   - -t and -n work in any order: -t is the time limit, -n a cap.
 
 Examples:
   yace ab -n 10000 -c 100 http://127.0.0.1/
   yace ab -k -c 100 -t 60 http://127.0.0.1/index.php
-  yace ab -n 1000 -c 10 -p data.json -T application/json --json result.json http://127.0.0.1:8080/echo";
+  yace ab -n 1000 -c 10 -p data.json -T application/json \\
+      --json result.json http://127.0.0.1:8080/echo";

@@ -40,6 +40,22 @@ impl Failure {
     }
 }
 
+/// Two checks of the user's input, reported in one round: both values,
+/// or every problem of both (`first`'s before `second`'s).
+pub fn both<A, B>(
+    first: Result<A, Failure>,
+    second: Result<B, Failure>,
+) -> Result<(A, B), Failure> {
+    match (first, second) {
+        (Ok(a), Ok(b)) => Ok((a, b)),
+        (Err(e), Ok(_)) | (Ok(_), Err(e)) => Err(e),
+        (Err(a), Err(b)) => Err(Failure {
+            code: a.code.max(b.code),
+            message: format!("{}\n{}", a.message, b.message),
+        }),
+    }
+}
+
 impl From<::run::Error> for Failure {
     fn from(e: ::run::Error) -> Self {
         let code = if e.is_usage() {

@@ -30,8 +30,12 @@ use std::process::ExitCode;
     about = "yace (压测): load-test web servers, honestly",
     long_about = "yace (压测, \"load test\"): one fast binary to load-test web servers.\n\n\
         Run `yace run` with no URL to benchmark the embedded target, or give it a URL.",
-    after_help = "Exit codes: 0 success · 1 runtime failure (unreachable target, I/O) · \
-        2 bad input · 3 threshold breached · 4 disk full writing a result · 130 interrupted (SIGINT) · 143 terminated (SIGTERM)"
+    after_help = "Exit codes: 0 success, 1 runtime failure (unreachable target, I/O),\n\
+        2 bad input, 3 threshold breached, 4 disk full writing a result,\n\
+        130 interrupted (SIGINT), 143 terminated (SIGTERM)",
+    // Help reads well in an 80-column terminal and in a pipe (clap's
+    // fallback without a terminal is 100 columns, which wraps the examples).
+    max_term_width = 80
 )]
 pub struct Cli {
     #[command(subcommand)]

@@ -153,6 +153,14 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// The plan field it is about, if it is about one.
+    pub fn field(&self) -> Option<Field> {
+        match &self.source {
+            Source::Field(f) | Source::FieldValue(f, _) => Some(*f),
+            _ => None,
+        }
+    }
+
     /// The file it is in, for a problem in a file.
     pub fn file(&self) -> Option<&str> {
         match &self.source {

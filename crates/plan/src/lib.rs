@@ -280,7 +280,11 @@ impl PlanBuilder {
 
     /// Final validation of a complete plan; returns every problem found.
     /// Hints name other fields the way `spell` does.
+    ///
+    /// A field that already has a problem from its own parsing is not
+    /// judged again on the stand-in value it got: one error per cause.
     pub fn finish(mut self, plan: Option<Plan>, spell: &dyn Spelling) -> Result<Plan, Diagnostics> {
+        let parsed = self.errors.len();
         if let Some(p) = &plan {
             let usage = |f| spell.usage(f);
             if p.threads == 0 {
@@ -357,6 +361,18 @@ impl PlanBuilder {
                 }
             }
         }
+        let (early, late) = self.errors.split_at(parsed);
+        let late: Vec<Diagnostic> = late
+            .iter()
+            .filter(|d| {
+                !early
+                    .iter()
+                    .any(|e| e.field() == d.field() && d.field().is_some())
+            })
+            .cloned()
+            .collect();
+        self.errors.truncate(parsed);
+        self.errors.extend(late);
         match plan {
             Some(p) if self.errors.is_empty() => Ok(p),
             _ => Err(Diagnostics(self.errors)),

@@ -29,8 +29,10 @@ pub struct Target {
 pub enum TargetError {
     #[error("'{0}' is not a valid URL: {1}")]
     Invalid(String, String),
-    #[error("'{0}' uses scheme '{1}'; yace speaks http:// (and https:// later)")]
+    #[error("'{0}' uses scheme '{1}'; yace speaks http:// and https://")]
     Scheme(String, String),
+    #[error("'{0}' is a malformed URL: the scheme needs '://'; did you mean {1}://{2}?")]
+    Malformed(String, &'static str, String),
     #[error("'{0}' has no host")]
     NoHost(String),
 }
@@ -38,6 +40,25 @@ pub enum TargetError {
 impl Target {
     /// Parses a URL; a missing scheme means `http://` (as in ab and curl).
     pub fn parse(input: &str) -> Result<Target, TargetError> {
+        if !input.contains("://") {
+            // `http//host/`, `https:/host/`, `http:host`: a scheme with a
+            // broken separator, not a host called "http".
+            let lower = input.to_ascii_lowercase();
+            for scheme in ["https", "http"] {
+                let Some(rest) = lower.strip_prefix(scheme) else {
+                    continue;
+                };
+                let broken = rest.starts_with("//")
+                    || rest.starts_with(":/")
+                    || (rest.starts_with(':')
+                        && !rest[1..].starts_with(|c: char| c.is_ascii_digit()));
+                if broken {
+                    let sep = rest.len() - rest.trim_start_matches([':', '/']).len();
+                    let tail = input[scheme.len() + sep..].to_owned();
+                    return Err(TargetError::Malformed(input.to_owned(), scheme, tail));
+                }
+            }
+        }
         let with_scheme = if input.contains("://") {
             input.to_owned()
         } else {
@@ -110,6 +131,35 @@ mod tests {
         let t = Target::parse("http://[::1]:9000/x").unwrap();
         assert_eq!(t.host, "::1");
         assert_eq!(t.host_header, "[::1]:9000");
+    }
+
+    #[test]
+    fn a_broken_scheme_separator_is_a_malformed_url() {
+        for bad in [
+            "http//host/",
+            "https//host/x",
+            "http:/host/",
+            "http:host",
+            "HTTP//h",
+        ] {
+            assert!(
+                matches!(Target::parse(bad), Err(TargetError::Malformed(..))),
+                "{bad}"
+            );
+        }
+        let e = Target::parse("http//example.com/x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("did you mean http://example.com/x?"), "{e}");
+        // A host that merely starts with the letters, and host:port, still parse.
+        for good in [
+            "httpbin.org/get",
+            "http:8080",
+            "https-proxy:3128/",
+            "localhost:80",
+        ] {
+            assert!(Target::parse(good).is_ok(), "{good}");
+        }
     }
 
     #[test]

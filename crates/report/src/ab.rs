@@ -252,8 +252,8 @@ pub fn notes(r: &RunResult, style: &AbStyle) -> Vec<String> {
     let mut n = Vec::new();
     match r.end.reason {
         EndReason::Interrupted | EndReason::Terminated => n.push(
-            "Interrupted: these are the results up to the signal (ab prints nothing useful when \
-             stopped)."
+            "Interrupted: these are the results up to the signal (ab prints the same report \
+             when stopped, but without saying that it was cut short)."
                 .to_owned(),
         ),
         _ => {}

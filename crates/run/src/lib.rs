@@ -182,7 +182,13 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
     }
     let addr = match engine::resolve(&plan) {
         Ok(a) => a,
-        Err(e) => return Err(failed(Error::runtime(format!("{url}: {e}")), &notes)),
+        Err(e) => {
+            let e = Error::runtime(format!(
+                "{url}: {e} (a typo in the host? check its spelling, the DNS server in \
+                 /etc/resolv.conf, or add it to /etc/hosts)"
+            ));
+            return Err(failed(e, &notes));
+        }
     };
     if let Err(e) = engine::probe(addr, plan.timeouts.connect).or_else(|e| {
         // A reset or abort after the handshake means something listens there:

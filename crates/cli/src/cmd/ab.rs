@@ -144,12 +144,13 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
     let json_out = create_output("--json", a.json.as_deref())?;
 
     let host = &prepared.plan.target.host;
-    eprintln!(
+    // Where ab writes: its banner and "Benchmarking" line on stdout, the
+    // progress lines on stderr.
+    println!(
         "This is yace ab {}: ApacheBench's options and report on yace's engine\n\
          (HTTP/1.1, multi-core, per-request timeouts, partial results on Ctrl-C)\n",
         env!("CARGO_PKG_VERSION")
     );
-    eprintln!("Benchmarking {host} (be patient)");
     if a.verbosity.is_some_and(|v| v >= 2) {
         eprintln!(
             "INFO: {} {} via {}",
@@ -159,11 +160,19 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
     let planned = prepared.plan.stop.requests;
     // ab prints progress every tenth of the requests when there are more than 150
     // (every 5,000 with -t, which implies 50,000 in ab).
+    // -q turns the progress lines off, as in ab (then `...done` is printed).
     let heartbeat = match (planned, a.timelimit) {
+        _ if a.quiet => None,
         (Some(n), _) if n > 150 => Some((n / 10).max(100)),
         (None, Some(_)) => Some(5000),
         _ => None,
     };
+    if heartbeat.is_some() {
+        println!("Benchmarking {host} (be patient)");
+    } else {
+        print!("Benchmarking {host} (be patient)...");
+        let _ = std::io::stdout().flush();
+    }
     let mut reported = 0u64;
     let gnuplot = gnuplot_out.map(|f| {
         let out = Arc::new(Mutex::new(std::io::BufWriter::new(f.into_file())));
@@ -191,7 +200,7 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
             )
         },
         |rows| {
-            let Some(hb) = heartbeat.filter(|_| !a.quiet) else {
+            let Some(hb) = heartbeat else {
                 return;
             };
             let finished: u64 = rows.iter().map(|r| r.responses + r.errors).sum();
@@ -208,7 +217,9 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
             .map_err(|e| Failure::runtime(format!("-g: cannot write: {e}")))?;
     }
     let r = &done.result;
-    if heartbeat.is_some() && !a.quiet {
+    if heartbeat.is_none() {
+        println!("..done");
+    } else {
         eprintln!("Finished {} requests", report::ab::complete(r));
     }
     let style = AbStyle {

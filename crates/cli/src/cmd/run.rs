@@ -3,7 +3,7 @@
 
 use super::driver;
 use crate::args::RunArgs;
-use crate::failure::exit_code;
+use crate::failure::{both, exit_code};
 use crate::flags::{self, RunFlags};
 use crate::{exit, Failure};
 use ::run::{Job, Script, TargetChoice};
@@ -17,16 +17,23 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
     if let Some(file) = a.file.clone() {
         return run_scenario(a, &file);
     }
-    let thresholds = flags::thresholds(&a.thresholds, None)?;
-    let (target, url) = match &a.url {
-        Some(url) => (TargetChoice::Url(url.clone()), url.clone()),
+    // Flags are checked before the embedded target starts, against the
+    // URL it will have (only its port differs), and with the thresholds in
+    // the same round.
+    let url = a.url.clone().unwrap_or_else(|| "http://127.0.0.1/".into());
+    let (plan, thresholds) = both(
+        flags::run_plan(&a, &url).map_err(|e| Failure::usage(e.render(&RunFlags))),
+        flags::thresholds(&a.thresholds, None),
+    )?;
+    let (target, plan) = match &a.url {
+        Some(url) => (TargetChoice::Url(url.clone()), plan),
         None => {
             let server = driver::embedded()?;
-            let url = server.url();
-            (TargetChoice::Embedded(server), url)
+            let plan = flags::run_plan(&a, &server.url())
+                .map_err(|e| Failure::usage(e.render(&RunFlags)))?;
+            (TargetChoice::Embedded(server), plan)
         }
     };
-    let plan = flags::run_plan(&a, &url).map_err(|e| Failure::usage(e.render(&RunFlags)))?;
     if a.dry_run {
         let text = serde_json::to_string_pretty(&plan).expect("plan serializes");
         println!("{text}");
@@ -64,10 +71,11 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
 fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
     let env: BTreeMap<String, String> = std::env::vars().collect();
     let sc = scenario::load(file, &env).map_err(|d| Failure::usage(d.to_string()))?;
-    let thresholds = flags::scenario_thresholds(&a, &sc, file)?;
     let url = a.url.clone().unwrap_or_else(|| sc.base().url.clone());
-    let plan =
-        flags::scenario_plan(&a, &sc, &url).map_err(|e| Failure::usage(e.render(&RunFlags)))?;
+    let (plan, thresholds) = both(
+        flags::scenario_plan(&a, &sc, &url).map_err(|e| Failure::usage(e.render(&RunFlags))),
+        flags::scenario_thresholds(&a, &sc, file),
+    )?;
     if a.dry_run {
         let doc = serde_json::json!({ "plan": plan, "scenario": sc.to_json() });
         println!(

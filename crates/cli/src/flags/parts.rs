@@ -92,7 +92,10 @@ pub(super) fn closed(
     };
     (
         Load::Closed {
-            connections: requests.map_or(connections, |n| connections.min(n)),
+            // -n 0 is an error of its own; it must not make -c look wrong too.
+            connections: requests
+                .filter(|&n| n > 0)
+                .map_or(connections, |n| connections.min(n)),
         },
         duration,
     )

@@ -18,8 +18,7 @@ const DEFAULT_MAX_INFLIGHT: u64 = 1000;
 pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
     let mut b = PlanBuilder::new();
     let target = parse_target(&mut b, url);
-    let mut count =
-        |f: Field, v: &Option<String>| v.as_deref().and_then(|s| b.check(parse_count(f, s)));
+    let mut count = |f: Field, v: &Option<String>| v.as_deref().and_then(|s| b.check(count(f, s)));
     let connections = count(Field::Connections, &a.connections);
     let requests = count(Field::Requests, &a.requests);
     let threads = count(Field::Threads, &a.threads);
@@ -52,13 +51,10 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         a.body.as_deref(),
         a.body_file.as_deref(),
     );
-    if b.has_errors() {
-        return b.finish(None, &RunFlags);
-    }
-    let Some(target) = target else {
-        return b.finish(None, &RunFlags);
-    };
-    let Some(load) = load_from(
+    // Every flag is checked in this one round, even after an earlier one
+    // failed: a flag that did not parse counts as not given, so the checks
+    // below do not invent a second error for it.
+    let load = load_from(
         a,
         &mut b,
         connections,
@@ -66,9 +62,14 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         duration,
         rate,
         max_inflight,
-    ) else {
+    );
+    let Some(load) = load else {
         return b.finish(None, &RunFlags);
     };
+    // A URL that did not parse still lets the plan's own checks run, on a
+    // stand-in that never leaves this function (the error is recorded).
+    let target = target
+        .unwrap_or_else(|| plan::Target::parse("http://127.0.0.1/").expect("a valid stand-in URL"));
     let settings = Settings {
         threads,
         keepalive: !a.no_keepalive,
@@ -81,6 +82,19 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         Some(assemble(target, request, load, requests, settings)),
         &RunFlags,
     )
+}
+
+/// A count flag: a whole number, where a negative one is called out as
+/// such (clap hands `-c -5` over as the value `-5`).
+fn count(f: Field, s: &str) -> Result<u64, Diagnostic> {
+    if s.trim_start().starts_with('-') && parse_count(f, &s.trim_start()[1..]).is_ok() {
+        return Err(Diagnostic {
+            source: f.into(),
+            problem: format!("'{s}' is negative; must be at least 1"),
+            hint: None,
+        });
+    }
+    parse_count(f, s)
 }
 
 /// Parses `DURATION:N` or `DURATION:FROM-TO` stages, comma-separated.
@@ -133,7 +147,10 @@ fn load_from(
     rate: Option<f64>,
     max_inflight: Option<u64>,
 ) -> Option<(Load, Option<Duration>)> {
-    let open = rate.is_some() || a.stages.is_some();
+    // By the flags given, not by whether their values parsed: a bad --rate
+    // is still the open model (checked on a stand-in rate).
+    let open = a.rate.is_some() || a.stages.is_some();
+    let rate = rate.or(a.rate.as_ref().map(|_| 1.0));
     let users_flags = a.users.is_some() || a.user_stages.is_some();
     let users = users_flags || a.think.is_some() || a.pacing.is_some();
     if open && users {

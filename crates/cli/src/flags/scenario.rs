@@ -39,10 +39,16 @@ pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diag
             Some("set think in [load] or per step"),
         );
     }
-    if b.has_errors() {
-        return b.finish(None, &RunFlags);
-    }
-    let mut plan = run_plan(a, url)?;
+    let own_errors = b.has_errors();
+    // The rest of the flags are checked in the same round.
+    let mut plan = match (b.finish(None, &RunFlags), run_plan(a, url)) {
+        (_, Ok(plan)) if !own_errors => plan,
+        (own, rest) => {
+            let mut all = own.err().map(|d| d.0).unwrap_or_default();
+            all.extend(rest.err().map(|d| d.0).unwrap_or_default());
+            return Err(Diagnostics(all));
+        }
+    };
     let spec = sc.load_spec();
     if !load_flags_given(a) {
         let stages: Vec<plan::UserStage> = spec

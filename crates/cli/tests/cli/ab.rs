@@ -61,8 +61,10 @@ fn report_has_abs_sections_in_order_and_exact_counts() {
         line(&o, "Server Software:"),
         format!("yace-target/{}", env!("CARGO_PKG_VERSION"))
     );
+    // Where ab writes them: the banner on stdout, progress on stderr.
+    assert!(o.contains("Benchmarking 127.0.0.1 (be patient)"), "{o}");
     let e = stderr(&out);
-    assert!(e.contains("Benchmarking 127.0.0.1 (be patient)"), "{e}");
+    assert!(!e.contains("Benchmarking"), "{e}");
     assert!(
         e.contains("Completed 100 requests") && e.contains("Completed 1000 requests"),
         "{e}"

@@ -62,6 +62,113 @@ fn unknown_host_is_a_clear_error() {
         "{}",
         stderr(&out)
     );
+    // ...with where to look.
+    assert!(stderr(&out).contains("/etc/hosts"), "{}", stderr(&out));
+}
+
+/// Runs `yace ARGS` and returns (exit code, stderr).
+fn fails(args: &[&str]) -> (Option<i32>, String) {
+    let out = yace().args(args).output().unwrap();
+    (out.status.code(), stderr(&out))
+}
+
+#[test]
+fn every_flag_problem_comes_back_in_one_round() {
+    // Field errors, plan checks (zero values) and thresholds, all at once.
+    let (code, e) = fails(&[
+        "run",
+        "http://127.0.0.1:1/",
+        "-c",
+        "abc",
+        "-n",
+        "xyz",
+        "--rate",
+        "0",
+        "-d",
+        "0s",
+        "--timeout",
+        "0",
+        "--threshold",
+        "bad",
+    ]);
+    assert_eq!(code, Some(2));
+    for want in [
+        "-c/--connections: 'abc' is not a whole number",
+        "-n/--requests: 'xyz' is not a whole number",
+        "--rate: '0' is not a positive number",
+        "-d/--duration: must be longer than 0s",
+        "--timeout: must be longer than 0s",
+        "--threshold: 'bad' has no comparison",
+    ] {
+        assert!(e.contains(want), "missing {want:?} in:\n{e}");
+    }
+    assert_eq!(e.lines().count(), 6, "{e}");
+    // Without a URL too (the embedded target is not started for bad flags).
+    let (code, e) = fails(&["run", "-c", "abc", "--threshold", "bad"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(e.lines().count(), 2, "{e}");
+}
+
+#[test]
+fn a_bad_value_is_blamed_on_its_own_flag_only() {
+    // -n 0 used to make -c look wrong too (connections are capped by -n).
+    let (code, e) = fails(&["run", "http://127.0.0.1:1/", "-n", "0"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(e.trim(), "error: -n/--requests: must be at least 1");
+    // A negative count is a value, not clap's "unexpected argument '-5'".
+    let (code, e) = fails(&["run", "http://127.0.0.1:1/", "-c", "-5"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        e.contains("-c/--connections") && e.contains("must be at least 1"),
+        "{e}"
+    );
+    assert!(!e.contains("-- -5"), "{e}");
+    // A bad --rate is still the open model: no "--max-inflight only applies
+    // to the open model" on top.
+    let (_, e) = fails(&[
+        "run",
+        "http://127.0.0.1:1/",
+        "--rate",
+        "abc",
+        "--max-inflight",
+        "5",
+    ]);
+    assert_eq!(e.lines().count(), 1, "{e}");
+}
+
+#[test]
+fn a_broken_scheme_is_a_malformed_url_not_an_unknown_host() {
+    let (code, e) = fails(&["run", "http//127.0.0.1:1/", "-n", "1"]);
+    assert_eq!(code, Some(2));
+    assert!(e.contains("malformed URL"), "{e}");
+    assert!(e.contains("did you mean http://127.0.0.1:1/?"), "{e}");
+    assert!(!e.contains("resolve"), "{e}");
+}
+
+#[test]
+fn help_reads_well_at_80_columns_in_a_pipe() {
+    for cmd in [&[][..], &["run"], &["ab"], &["serve"], &["report"]] {
+        let out = yace().args(cmd).arg("--help").output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{cmd:?} --help");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(text.contains("Usage: yace"), "{cmd:?}: {text}");
+        let long: Vec<&str> = text.lines().filter(|l| l.chars().count() > 80).collect();
+        assert!(
+            long.is_empty(),
+            "{cmd:?} --help, over 80 columns: {long:#?}"
+        );
+        // An example's comment never continues on a line of its own.
+        for l in text.lines().filter(|l| l.starts_with("  yace ")) {
+            assert!(!l.ends_with('#'), "{l}");
+        }
+    }
+    // ab's own -h works, and --help too.
+    let out = yace().args(["ab", "-h"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // "one per CPU" is the default, not a contradicting "[default: 0]".
+    let out = yace().args(["serve", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!text.contains("[default: 0]"), "{text}");
 }
 
 #[test]
