@@ -14,7 +14,8 @@ pub fn series(r: &RunResult, mut w: impl Write) -> io::Result<()> {
     for s in &r.series {
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{:.1},{:.1},{:.1},{:.1},{:.1}",
+            // length_s to the millisecond: a float's full digits are noise.
+            "{},{:.3},{},{},{},{},{},{},{},{:.1},{:.1},{:.1},{:.1},{:.1}",
             s.second,
             s.length_s,
             s.responses,

@@ -1,9 +1,15 @@
 //! Number formatting shared by the human-readable renderers.
 
 /// A duration given in microseconds, in the unit that keeps 3–4 digits:
-/// `84µs`, `1.25ms`, `2.31s`.
+/// `84µs`, `1.25ms`, `2.31s`. A fraction under 100 µs (a mean) keeps one
+/// decimal, `84.6µs`, and under 1 µs reads `<1µs`: rounding must not make
+/// a mean look larger than a percentile beside it.
 pub fn duration_us(us: f64) -> String {
-    if us < 1000.0 {
+    if us > 0.0 && us < 1.0 {
+        "<1µs".to_owned()
+    } else if us < 100.0 && us.fract() != 0.0 {
+        format!("{us:.1}µs")
+    } else if us < 1000.0 {
         format!("{us:.0}µs")
     } else if us < 1_000_000.0 {
         format!("{:.2}ms", us / 1000.0)
@@ -48,6 +54,10 @@ mod tests {
     #[test]
     fn formats() {
         assert_eq!(duration_us(84.0), "84µs");
+        assert_eq!(duration_us(84.6), "84.6µs");
+        assert_eq!(duration_us(0.4), "<1µs");
+        assert_eq!(duration_us(0.0), "0µs");
+        assert_eq!(duration_us(512.4), "512µs");
         assert_eq!(duration_us(1250.0), "1.25ms");
         assert_eq!(duration_us(2_310_000.0), "2.31s");
         assert_eq!(count(0), "0");

@@ -47,13 +47,18 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
     })?;
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let live = !a.quiet && std::io::stderr().is_terminal();
+    let limit_s = prepared
+        .plan
+        .stop
+        .duration
+        .map_or(f64::INFINITY, |d| d.as_secs_f64());
     let mut shown = 0;
     let done = driver::execute(
         prepared,
         |_| (),
         |rows| {
             if live {
-                shown = progress(rows, shown);
+                shown = progress(rows, shown, limit_s);
             }
         },
     )?;
@@ -98,18 +103,22 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
 }
 
 /// Prints a one-line live view for each newly finished second.
-fn progress(rows: &[SecondRow], shown: usize) -> usize {
+fn progress(rows: &[SecondRow], shown: usize, limit_s: f64) -> usize {
     if rows.len() == shown {
         return shown;
     }
     let total: u64 = rows.iter().map(|r| r.responses).sum();
     let errors: u64 = rows.iter().map(|r| r.errors).sum();
-    if let Some(r) = rows.last() {
+    // The newest row, but not the few milliseconds past the planned end
+    // (the run's tail): its rate would read as a collapse.
+    if let Some(r) = rows.iter().rev().find(|r| (r.second as f64) < limit_s) {
         let mut e = std::io::stderr().lock();
         let _ = write!(
             e,
-            "\r\x1b[K  {:>4}s  {:>10} req/s  p50 {}  p99 {}  responses {}  errors {}",
-            r.second + 1,
+            "\r\x1b[K  {:>4.0}s  {:>10} req/s  p50 {}  p99 {}  responses {}  errors {}",
+            // The end of the row's span, never past the planned duration:
+            // the short tail second of a 3 s run ends at 3 s, not "4s".
+            (r.second as f64 + r.length_s).min(limit_s),
             report::count(r.responses),
             report::duration_us(r.latency_p50_us),
             report::duration_us(r.latency_p99_us),

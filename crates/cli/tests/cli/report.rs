@@ -47,6 +47,11 @@ fn a_saved_result_renders_as_text_markdown_csv_and_json() {
     for l in lines {
         let f: Vec<&str> = l.split(',').collect();
         assert_eq!(f.len(), header.len(), "{l}");
+        // No float printed with all its digits (0.00022192399999987344).
+        for v in &f {
+            let decimals = v.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals <= 3, "unrounded value {v} in: {l}");
+        }
         responses += f[col].parse::<u64>().unwrap();
         bad += f[non2xx].parse::<u64>().unwrap();
     }

@@ -239,3 +239,28 @@ fn dry_run_prints_the_plan_and_sends_nothing() {
     assert_eq!(settled(&s).connections, 0);
     s.shutdown();
 }
+
+#[test]
+fn live_progress_on_a_terminal_never_runs_past_the_planned_end() {
+    // As a person sees it: stderr on a pty (util-linux `script`), the live
+    // line redrawn with \r. A 2 s run must not end on "3s" and a near-zero
+    // rate from the few milliseconds of its tail.
+    let s = server();
+    let cmd = format!("{} run {} -c 2 -d 2s", env!("CARGO_BIN_EXE_yace"), s.url());
+    let out = std::process::Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .output()
+        .expect("util-linux script(1) runs a command on a pty");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let frames: Vec<&str> = text.split('\r').filter(|f| f.contains("req/s")).collect();
+    assert!(!frames.is_empty(), "no live line on a terminal:\n{text}");
+    let last = frames.last().unwrap();
+    let mut words = last.trim_start_matches("\x1b[K").split_whitespace();
+    let at = words.next().unwrap();
+    assert_eq!(at, "2s", "last live frame: {last:?}");
+    let rate: u64 = words.next().unwrap().replace(',', "").parse().unwrap();
+    assert!(rate > 100, "last live frame shows a tail's rate: {last:?}");
+    // The summary is still printed after the live line is cleared.
+    assert!(text.contains("Requests"), "{text}");
+}
