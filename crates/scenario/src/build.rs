@@ -22,6 +22,7 @@ const MAX_FILE_BYTES: u64 = 64 << 20;
 
 pub(crate) struct Built {
     pub prog: Program,
+    pub base: crate::Base,
     pub load: LoadSpec,
     pub steps: Vec<StepInfo>,
 }
@@ -57,13 +58,14 @@ pub(crate) fn build(
     origin: &str,
     dir: &Path,
     env: &BTreeMap<String, String>,
+    given: Option<&str>,
     s: &mut Sink,
 ) -> Option<Built> {
     if root.kind == Kind::Null {
         s.hint(
             root.pos,
             "the scenario is empty",
-            "it needs at least `base` and a journey",
+            "it needs at least a journey (or a step)",
         );
         return None;
     }
@@ -82,7 +84,25 @@ pub(crate) fn build(
         slots: Vec::new(),
         counters: Vec::new(),
     };
-    b.base = b.base(&f);
+    // The file's base is read (and checked) even when one is given.
+    let file_base = b.base(&f);
+    let origin_of_base = match (given, f.get("base")) {
+        (Some(url), _) => match Target::parse(url) {
+            Ok(t) => {
+                b.base = Some(t);
+                crate::Base::Given
+            }
+            Err(e) => {
+                b.s.err(Pos::default(), format!("the given base: {e}"));
+                crate::Base::Given
+            }
+        },
+        (None, Some(_)) => {
+            b.base = file_base;
+            crate::Base::File
+        }
+        (None, None) => crate::Base::Missing,
+    };
     b.load = load::resolve(b.s, f.get("load"), env);
     if let Some(n) = f.get("data") {
         b.datasets(n);
@@ -97,10 +117,21 @@ pub(crate) fn build(
     if !b.s.is_empty() {
         return None;
     }
-    let (base, load) = (b.base?, b.load?);
+    let load = b.load?;
+    let base = match origin_of_base {
+        // Validated without a target: the path prefix is empty, and
+        // nothing runs until a base is given.
+        crate::Base::Missing => Target::parse("http://127.0.0.1/").expect("a valid stand-in"),
+        _ => b.base?,
+    };
     let json = json!({
         "file": origin,
-        "base": base.url,
+        "base": (origin_of_base != crate::Base::Missing).then(|| base.url.clone()),
+        "base_from": match origin_of_base {
+            crate::Base::File => "file",
+            crate::Base::Given => "given (replaces the file's base)",
+            crate::Base::Missing => "missing (the run's URL or the embedded target)",
+        },
         "load": load.to_json(),
         "vars": b.vars.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect::<serde_json::Map<_, _>>(),
         "data": b.data.iter().map(|d| json!({
@@ -123,13 +154,14 @@ pub(crate) fn build(
             json,
         },
         load,
+        base: origin_of_base,
         steps: b.infos,
     })
 }
 
 impl<'a> Builder<'a> {
     fn base(&mut self, f: &Fields<'_>) -> Option<Target> {
-        let n = f.require(self.s, "base", "the scenario")?;
+        let n = f.get("base")?;
         let text = read::string(self.s, n, "`base`")?;
         match Target::parse(text) {
             Ok(t) if t.path.contains('?') => {

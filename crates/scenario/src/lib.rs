@@ -26,6 +26,7 @@ mod think;
 
 pub use data::DataMode;
 pub use load::{LoadSpec, Source, Stage, ENV};
+// Base is defined below.
 pub use plan::Think;
 pub use plan::{Diagnostic, Diagnostics};
 pub use runner::{Action, Capture, CheckCount, Runner, User};
@@ -76,11 +77,44 @@ pub struct Scenario {
     prog: Arc<Program>,
     load: LoadSpec,
     steps: Vec<StepInfo>,
+    base: Base,
+}
+
+/// Where a scenario's target came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// The file's `base`.
+    File,
+    /// Given by the caller (the command line's URL, or the embedded
+    /// target's): it replaces the file's `base` everywhere — the address,
+    /// the Host header and the path in front of each step's url.
+    Given,
+    /// Neither: the file has no `base` and none was given. Such a scenario
+    /// validates (for `--dry-run`) but has no target to run against.
+    Missing,
+}
+
+/// Reads a scenario file against `base` (a URL) instead of the file's own
+/// `base`; see [`load`].
+pub fn load_with_base(
+    path: &Path,
+    env: &BTreeMap<String, String>,
+    base: Option<&str>,
+) -> Result<Scenario, Diagnostics> {
+    read_file(path, env, base)
 }
 
 /// Reads a scenario file; the format follows the extension. `env` is the
 /// process environment (or a test's): `YACE_*` variables override `[load]`.
 pub fn load(path: &Path, env: &BTreeMap<String, String>) -> Result<Scenario, Diagnostics> {
+    read_file(path, env, None)
+}
+
+fn read_file(
+    path: &Path,
+    env: &BTreeMap<String, String>,
+    base: Option<&str>,
+) -> Result<Scenario, Diagnostics> {
     let origin = path.display().to_string();
     let fail = |message: String, hint: Option<&str>| {
         Diagnostics(vec![Diagnostic {
@@ -105,7 +139,7 @@ pub fn load(path: &Path, env: &BTreeMap<String, String>) -> Result<Scenario, Dia
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    parse(&text, format, &origin, dir, env)
+    parse_with_base(&text, format, &origin, dir, env, base)
 }
 
 /// Parses and validates scenario text. `origin` names it in diagnostics;
@@ -116,6 +150,18 @@ pub fn parse(
     origin: &str,
     dir: &Path,
     env: &BTreeMap<String, String>,
+) -> Result<Scenario, Diagnostics> {
+    parse_with_base(text, format, origin, dir, env, None)
+}
+
+/// [`parse`], against `base` (a URL) instead of the text's own `base`.
+pub fn parse_with_base(
+    text: &str,
+    format: Format,
+    origin: &str,
+    dir: &Path,
+    env: &BTreeMap<String, String>,
+    base: Option<&str>,
 ) -> Result<Scenario, Diagnostics> {
     let mut sink = Sink::new(origin);
     let root = match format {
@@ -131,11 +177,12 @@ pub fn parse(
             return Err(sink.finish());
         }
     };
-    match build::build(&root, origin, dir, env, &mut sink) {
+    match build::build(&root, origin, dir, env, base, &mut sink) {
         Some(b) if sink.is_empty() => Ok(Scenario {
             prog: Arc::new(b.prog),
             load: b.load,
             steps: b.steps,
+            base: b.base,
         }),
         _ => {
             if sink.is_empty() {
@@ -147,9 +194,15 @@ pub fn parse(
 }
 
 impl Scenario {
-    /// The one connection target: `base`.
-    pub fn base(&self) -> &plan::Target {
-        &self.prog.base
+    /// The one connection target: the given base, else the file's
+    /// `base`; `None` when there is neither (see [`Base::Missing`]).
+    pub fn base(&self) -> Option<&plan::Target> {
+        (self.base != Base::Missing).then_some(&self.prog.base)
+    }
+
+    /// Where [`Scenario::base`] came from.
+    pub fn base_origin(&self) -> Base {
+        self.base
     }
 
     pub fn load_spec(&self) -> &LoadSpec {

@@ -74,6 +74,10 @@ pub struct LoadSpec {
     pub thresholds: Vec<String>,
     /// Where each key's value came from.
     pub sources: BTreeMap<&'static str, Source>,
+    /// `(ramp_up, ramp_down)` when the stages were built from
+    /// `ramp_up`/`hold`/`ramp_down` (not given as explicit stages), so a
+    /// whole-run length from the command line can replace the hold.
+    pub ramps: Option<(Duration, Duration)>,
 }
 
 impl LoadSpec {
@@ -84,6 +88,45 @@ impl LoadSpec {
             .chain(&self.rate)
             .map(|s| s.duration)
             .sum()
+    }
+
+    /// The same load lasting `length` in all, as `-d` asks: the hold
+    /// becomes what the ramps leave. Explicit stages carry their own
+    /// lengths, and a length shorter than the ramps would stop in the
+    /// middle of one: both are errors, never a silent cut.
+    pub fn with_length(&self, length: Duration) -> Result<LoadSpec, String> {
+        let Some((up, down)) = self.ramps else {
+            return Err(format!(
+                "the scenario's stages set the run's length ({}); drop -d, or edit the stages",
+                show(self.length())
+            ));
+        };
+        let Some(hold) = length.checked_sub(up + down).filter(|h| !h.is_zero()) else {
+            return Err(format!(
+                "{} is not longer than the scenario's ramp_up ({}) plus ramp_down ({}); \
+                 -d is the whole run, ramps included",
+                show(length),
+                show(up),
+                show(down)
+            ));
+        };
+        let mut out = self.clone();
+        for st in [&mut out.users, &mut out.rate] {
+            let level = st.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
+            if st.is_empty() {
+                continue;
+            }
+            st.clear();
+            let stage = |duration, from, to| Stage { duration, from, to };
+            if !up.is_zero() {
+                st.push(stage(up, 0.0, level));
+            }
+            st.push(stage(hold, level, level));
+            if !down.is_zero() {
+                st.push(stage(down, level, 0.0));
+            }
+        }
+        Ok(out)
     }
 
     pub fn is_open(&self) -> bool {
@@ -126,12 +169,14 @@ impl LoadSpec {
     }
 }
 
-pub(crate) const KEYS: [&str; 15] = [
+/// `duration` is read only to say it is `hold` (see [`read_file`]).
+pub(crate) const KEYS: [&str; 16] = [
     "users",
     "rate",
     "stages",
     "rate_stages",
     "ramp_up",
+    "hold",
     "duration",
     "ramp_down",
     "max_users",
@@ -145,10 +190,12 @@ pub(crate) const KEYS: [&str; 15] = [
 ];
 
 /// The environment variables that override `[load]`, and their keys.
-pub const ENV: [(&str, &str); 12] = [
+pub const ENV: [(&str, &str); 13] = [
     ("YACE_USERS", "users"),
     ("YACE_RATE", "rate"),
     ("YACE_RAMP_UP", "ramp_up"),
+    ("YACE_HOLD", "hold"),
+    // Not a key: named only to say it is YACE_HOLD.
     ("YACE_DURATION", "duration"),
     ("YACE_RAMP_DOWN", "ramp_down"),
     ("YACE_MAX_USERS", "max_users"),
@@ -176,7 +223,7 @@ struct Raw {
     stages: Slot<Vec<Stage>>,
     rate_stages: Slot<Vec<Stage>>,
     ramp_up: Slot<Duration>,
-    duration: Slot<Duration>,
+    hold: Slot<Duration>,
     ramp_down: Slot<Duration>,
     max_users: Slot<u64>,
     pacing: Slot<Duration>,
@@ -241,9 +288,16 @@ fn read_file(s: &mut Sink, f: &Fields<'_>, raw: &mut Raw, thresholds: &mut Vec<S
     if let Some(n) = f.get("rate_stages") {
         raw.rate_stages = stages(s, n, "rate_stages", "rate").map(|v| (at(n), v));
     }
+    if let Some(n) = f.get("duration") {
+        s.hint(
+            n.pos,
+            "`duration` in [load] is called `hold`: the time at full strength after ramp_up",
+            DURATION_HINT,
+        );
+    }
     for (k, slot) in [
         ("ramp_up", &mut raw.ramp_up),
-        ("duration", &mut raw.duration),
+        ("hold", &mut raw.hold),
         ("ramp_down", &mut raw.ramp_down),
         ("timeout", &mut raw.timeout),
     ] {
@@ -273,6 +327,10 @@ fn read_file(s: &mut Sink, f: &Fields<'_>, raw: &mut Raw, thresholds: &mut Vec<S
         *thresholds = read::strings(s, n, "`thresholds`");
     }
 }
+
+/// Why `duration` is not a `[load]` key: one meaning per word.
+const DURATION_HINT: &str = "write hold = \"100s\"; a duration is always a whole run, as -d is \
+                             on the command line (ramp_up + hold + ramp_down)";
 
 /// A think-time spec node.
 pub(crate) fn think(s: &mut Sink, n: &Node, what: &str) -> Option<Think> {
@@ -410,7 +468,11 @@ fn apply_env(
                 _ => Err(format!("'{v}' is not a rate above 0")),
             },
             "ramp_up" => dur().map(|d| raw.ramp_up = Some((at, d))),
-            "duration" => dur().map(|d| raw.duration = Some((at, d))),
+            "hold" => dur().map(|d| raw.hold = Some((at, d))),
+            "duration" => Err(format!(
+                "YACE_DURATION is YACE_HOLD, the time at full strength after the ramp-up ({})",
+                DURATION_HINT.replace("hold = \"100s\"", "YACE_HOLD=100s")
+            )),
             "ramp_down" => dur().map(|d| raw.ramp_down = Some((at, d))),
             "timeout" => dur().map(|d| raw.timeout = Some((at, d))),
             "pacing" => dur().map(|d| raw.pacing = Some((at, d))),
@@ -505,7 +567,7 @@ fn check_conflicts(s: &mut Sink, raw: &Raw, env_model: bool) {
     if let Some((stages_key, _)) = explicit {
         for (k, slot) in [
             ("ramp_up", &raw.ramp_up),
-            ("duration", &raw.duration),
+            ("hold", &raw.hold),
             ("ramp_down", &raw.ramp_down),
         ] {
             if let Some((a, _)) = slot {
@@ -553,6 +615,7 @@ fn finish(
         sources.entry(k).or_insert(Source::Default);
     };
     let open = raw.rate.is_some() || raw.rate_stages.is_some();
+    let mut ramps = None;
     let (users, rate) = if let Some((_, st)) = raw.stages {
         (st, Vec::new())
     } else if let Some((_, st)) = raw.rate_stages {
@@ -568,11 +631,12 @@ fn finish(
         };
         let get = |slot: &Slot<Duration>| slot.as_ref().map(|(_, d)| *d);
         let up = get(&raw.ramp_up).unwrap_or_default();
-        let hold = get(&raw.duration).unwrap_or(plan::DEFAULT_DURATION);
+        let hold = get(&raw.hold).unwrap_or(plan::DEFAULT_DURATION);
         let down = get(&raw.ramp_down).unwrap_or_default();
+        ramps = Some((up, down));
         for (k, slot) in [
             ("ramp_up", &raw.ramp_up),
-            ("duration", &raw.duration),
+            ("hold", &raw.hold),
             ("ramp_down", &raw.ramp_down),
         ] {
             if slot.is_none() {
@@ -591,14 +655,14 @@ fn finish(
             st.push(stage(down, level, 0.0));
         }
         if st.is_empty() {
-            let at = raw.duration.as_ref().map(|(a, _)| *a).unwrap_or(At {
+            let at = raw.hold.as_ref().map(|(a, _)| *a).unwrap_or(At {
                 pos: Pos::default(),
                 env: None,
             });
             report(
                 s,
                 at,
-                "the load has no length: ramp_up, duration and ramp_down are all 0".into(),
+                "the load has no length: ramp_up, hold and ramp_down are all 0".into(),
                 None,
             );
             return None;
@@ -653,5 +717,6 @@ fn finish(
         seed: v(raw.seed).unwrap_or(0),
         thresholds,
         sources,
+        ramps,
     })
 }

@@ -75,8 +75,26 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
 /// parsed and validated by `yace-scenario`; flags win over its `[load]`.
 fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
     let env: BTreeMap<String, String> = std::env::vars().collect();
-    let sc = scenario::load(file, &env).map_err(|d| Failure::usage(d.to_string()))?;
-    let url = a.url.clone().unwrap_or_else(|| sc.base().url.clone());
+    let bad = |d: plan::Diagnostics| Failure::usage(d.to_string());
+    // The target: the command line's URL, else the file's base, else the
+    // embedded target (as `yace run` without a URL). A given URL replaces
+    // the base everywhere: address, Host header and path prefix.
+    let mut embedded = None;
+    let sc = match &a.url {
+        Some(url) => scenario::load_with_base(file, &env, Some(url)).map_err(bad)?,
+        None => {
+            let sc = scenario::load(file, &env).map_err(bad)?;
+            if sc.base().is_some() {
+                sc
+            } else {
+                let server = driver::embedded()?;
+                let sc = scenario::load_with_base(file, &env, Some(&server.url())).map_err(bad)?;
+                embedded = Some(server);
+                sc
+            }
+        }
+    };
+    let url = sc.base().expect("a base was given").url.clone();
     let (plan, thresholds) = both(
         flags::scenario_plan(&a, &sc, &url).map_err(|e| Failure::usage(e.render(&RunFlags))),
         flags::scenario_thresholds(&a, &sc, file),
@@ -91,7 +109,7 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
     }
     let prepared = driver::prepare(Job {
         plan,
-        target: TargetChoice::Url(url),
+        target: embedded.map_or(TargetChoice::Url(url), TargetChoice::Embedded),
         script: Script::Scenario(Box::new(sc)),
         thresholds,
     })?;

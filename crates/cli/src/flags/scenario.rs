@@ -39,6 +39,17 @@ pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diag
             Some("set think in [load] or per step"),
         );
     }
+    // -d is the whole run here too: it replaces the scenario's hold (what
+    // its ramps leave), and is an error where it would cut a ramp or a stage.
+    let mut spec = sc.load_spec().clone();
+    if let (Some(d), false) = (&a.duration, load_flags_given(a)) {
+        if let Ok(d) = plan::parse_duration(Field::Duration, d) {
+            match spec.with_length(d) {
+                Ok(s) => spec = s,
+                Err(e) => b.error(Field::Duration, e, None),
+            }
+        }
+    }
     let own_errors = b.has_errors();
     // The rest of the flags are checked in the same round.
     let mut plan = match (b.finish(None, &RunFlags), run_plan(a, url)) {
@@ -49,7 +60,6 @@ pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diag
             return Err(Diagnostics(all));
         }
     };
-    let spec = sc.load_spec();
     if !load_flags_given(a) {
         let stages: Vec<plan::UserStage> = spec
             .users
@@ -66,9 +76,7 @@ pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diag
             pacing: spec.pacing,
             think: plan::Think::None,
         };
-        if a.duration.is_none() {
-            plan.stop.duration = Some(length);
-        }
+        plan.stop.duration = Some(length);
     } else if let Load::Users { think, .. } = &mut plan.load {
         // Think time comes from the scenario's steps, not from the Fixed flow.
         *think = plan::Think::None;

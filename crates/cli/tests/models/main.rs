@@ -374,7 +374,7 @@ const JOURNEY: &str = r#"
 base = "http://127.0.0.1:1"
 [load]
 users = 5
-duration = "2s"
+hold = "2s"
 thresholds = ["errors<1%"]
 
 [[data]]
@@ -517,4 +517,127 @@ fn a_journey_runs_over_http2() {
         }
     }
     assert_eq!(r["statuses"]["204"], steps[3]["responses"]);
+}
+
+/// A shipped example scenario, by name.
+fn example(name: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scenario/examples")
+        .join(name);
+    p.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn shipped_examples_run_against_the_embedded_target_without_a_url() {
+    let _g = serial();
+    // As shipped (no base in the file), made short by the environment.
+    let path = support::temp_path("example-journey.json");
+    let out = yace()
+        .args([
+            "run",
+            "-f",
+            &example("journey.toml"),
+            "-d",
+            "2s",
+            "-q",
+            "--json",
+        ])
+        .arg(&path)
+        .env("YACE_USERS", "2")
+        .env("YACE_RAMP_UP", "0s")
+        .env("YACE_THINK", "none")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("embedded target"), "{stderr}");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(r["plan"]["target"]["url"]
+        .as_str()
+        .unwrap()
+        .starts_with("http://127.0.0.1:"));
+    assert!(n(&r, "summary.responses") > 10, "{}", r["summary"]);
+    assert_eq!(n(&r, "summary.errors"), 0);
+    // -d is the whole run: 2 s in all, not 2 s after a ramp.
+    let secs = f(&r, "summary.duration_s");
+    assert!((1.9..3.0).contains(&secs), "{secs}");
+}
+
+#[test]
+fn a_duration_shorter_than_the_ramp_is_an_error_not_a_cut() {
+    let out = yace()
+        .args([
+            "run",
+            "-f",
+            &example("ramp-5000-users.toml"),
+            "-d",
+            "20s",
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("-d/--duration: 20s is not longer than the scenario's ramp_up (50s)"),
+        "{e}"
+    );
+    // Longer than the ramp: the hold is what is left, the whole run is -d.
+    let out = yace()
+        .args([
+            "run",
+            "-f",
+            &example("ramp-5000-users.toml"),
+            "-d",
+            "80s",
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stages = doc["plan"]["load"]["stages"].as_array().unwrap();
+    let secs: Vec<u64> = stages
+        .iter()
+        .map(|s| s["duration"].as_u64().unwrap() / 1_000_000_000)
+        .collect();
+    assert_eq!(secs, [50, 30], "{doc}");
+}
+
+#[test]
+fn a_url_on_the_command_line_replaces_the_base_and_dry_run_says_so() {
+    let _g = serial();
+    let s = server();
+    let file = scenario_file(
+        "rebase",
+        "base = \"http://127.0.0.1:1/nowhere\"\n[load]\nusers = 1\nhold = \"1s\"\n[[step]]\nurl = \"/status/204\"\n",
+    );
+    let url = s.url();
+    let out = yace()
+        .args(["run", "-f", file.to_str().unwrap(), &url, "--dry-run"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["scenario"]["base"].as_str().unwrap(), url);
+    assert!(doc["scenario"]["base_from"]
+        .as_str()
+        .unwrap()
+        .starts_with("given"));
+    let (out, r) = run("rebase", &["-f", file.to_str().unwrap(), &url]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The server saw the step's path without the file's /nowhere prefix.
+    let seen = settled(&s);
+    assert_eq!(
+        seen.by_route.get("/status"),
+        Some(&n(&r, "summary.responses")),
+        "{seen:?}"
+    );
 }

@@ -217,11 +217,11 @@ const CASES: &[(&str, (usize, usize), &str, (usize, usize), &str)] = &[
     ),
     // Stages conflict with ramp keys.
     (
-        "base = 'http://h'\n[load]\nstages = [{ duration = '5s', users = 5 }]\nduration = '10s'\n[[step]]\nurl = '/'\n",
-        (4, 12),
-        "base: http://h\nload:\n  stages: [{ duration: 5s, users: 5 }]\n  duration: 10s\nstep:\n  - url: /\n",
-        (4, 13),
-        "`duration` does not apply with `stages`",
+        "base = 'http://h'\n[load]\nstages = [{ duration = '5s', users = 5 }]\nhold = '10s'\n[[step]]\nurl = '/'\n",
+        (4, 8),
+        "base: http://h\nload:\n  stages: [{ duration: 5s, users: 5 }]\n  hold: 10s\nstep:\n  - url: /\n",
+        (4, 9),
+        "`hold` does not apply with `stages`",
     ),
     // A bad stage range.
     (
@@ -479,7 +479,7 @@ fn environment_problems_name_the_variable() {
         Format::Toml,
         "s.toml",
         Path::new("."),
-        &env(&[("YACE_THREADS", "zero"), ("YACE_DURATION", "1m")]),
+        &env(&[("YACE_THREADS", "zero"), ("YACE_HOLD", "1m")]),
     )
     .unwrap_err();
     let shown: Vec<String> = d.0.iter().map(ToString::to_string).collect();
@@ -487,7 +487,7 @@ fn environment_problems_name_the_variable() {
         shown,
         [
             "$YACE_THREADS: 'zero' is not a whole number",
-            "$YACE_DURATION: `duration` does not apply with `stages` (each stage carries its own duration)",
+            "$YACE_HOLD: `hold` does not apply with `stages` (each stage carries its own duration)",
         ]
     );
 }
@@ -531,4 +531,37 @@ fn truncated_files_never_panic() {
             }
         }
     }
+}
+
+#[test]
+fn duration_is_a_whole_run_so_the_hold_is_called_hold() {
+    // One meaning per word: -d is the whole run, so [load] has no
+    // `duration` that would mean "after the ramp" — it says what to write.
+    let d = parse(
+        "[load]\nusers = 5\nramp_up = '50s'\nduration = '100s'\n[[step]]\nurl = '/'\n",
+        Format::Toml,
+        "s.toml",
+        Path::new("."),
+        &env(&[]),
+    )
+    .unwrap_err();
+    let shown = d.to_string();
+    assert!(
+        shown.starts_with("s.toml:4:12: `duration` in [load] is called `hold`"),
+        "{shown}"
+    );
+    assert!(shown.contains("write hold = \"100s\""), "{shown}");
+    let d = parse(
+        "[load]\nusers = 5\n[[step]]\nurl = '/'\n",
+        Format::Toml,
+        "s.toml",
+        Path::new("."),
+        &env(&[("YACE_DURATION", "1m")]),
+    )
+    .unwrap_err();
+    assert!(
+        d.to_string()
+            .contains("$YACE_DURATION: YACE_DURATION is YACE_HOLD"),
+        "{d}"
+    );
 }

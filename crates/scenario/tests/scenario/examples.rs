@@ -17,8 +17,8 @@ fn every_example_parses() {
 }
 
 #[test]
-fn seed004_is_5000_users_over_50s_every_5s_for_100s() {
-    let s = load(&examples_dir().join("seed004.toml"), &no_env()).unwrap();
+fn ramp_5000_users_is_5000_users_over_50s_every_5s_for_100s() {
+    let s = load(&examples_dir().join("ramp-5000-users.toml"), &no_env()).unwrap();
     let l = s.load_spec();
     let secs = Duration::from_secs;
     assert_eq!(
@@ -40,7 +40,8 @@ fn seed004_is_5000_users_over_50s_every_5s_for_100s() {
     assert_eq!(l.pacing, Some(secs(5)));
     assert_eq!(l.think, Think::None);
     assert_eq!(l.length(), secs(150));
-    assert_eq!(s.base().port, 8080);
+    // No base: the run's URL or the embedded target.
+    assert!(s.base().is_none());
     assert_eq!(s.steps().len(), 1);
     assert_eq!(s.steps()[0].name, "home");
     assert_eq!(s.steps()[0].journey, "main");
@@ -60,7 +61,23 @@ fn seed004_is_5000_users_over_50s_every_5s_for_100s() {
             ..
         }
     ));
-    assert!(out.starts_with(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"));
+    // No base in the file: requests are written for the stand-in host until
+    // a base is given, which replaces it everywhere.
+    assert!(out.starts_with(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+    let path = examples_dir().join("ramp-5000-users.toml");
+    let s =
+        yace_scenario::load_with_base(&path, &no_env(), Some("http://10.1.2.3:8080/app")).unwrap();
+    assert_eq!(s.base().unwrap().port, 8080);
+    assert_eq!(s.base_origin(), yace_scenario::Base::Given);
+    let mut r = s.runner();
+    let mut u = r.new_user(0);
+    let mut out = Vec::new();
+    r.next(&mut u, &mut out);
+    assert!(
+        out.starts_with(b"GET /app/ HTTP/1.1\r\nHost: 10.1.2.3:8080\r\n"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
 }
 
 #[test]
@@ -114,8 +131,12 @@ fn documentation_examples_parse() {
             "yaml" => Format::Yaml,
             _ => continue,
         };
-        // Fragments (one table of a file) start with a comment-free key.
-        if !text.contains("base") {
+        // Fragments (one table of a file) are skipped; whole scenarios
+        // have a step or a journey.
+        let whole = |keys: &[&str]| keys.iter().any(|k| text.contains(k));
+        if !(whole(&["base", "[load]", "load:"])
+            && whole(&["[[step]]", "[[journey]]", "step:", "journey:"]))
+        {
             continue;
         }
         blocks += 1;

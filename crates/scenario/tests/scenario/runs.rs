@@ -550,7 +550,7 @@ fn load_resolution_and_environment_overrides() {
     assert_eq!(l.timeout, secs(30));
     assert_eq!(l.threads, None);
     // Ramps around a hold.
-    let file = "base = 'http://h'\n[load]\nusers = 10\nramp_up = '5s'\nduration = '20s'\nramp_down = '3s'\nthreads = 2\n[[step]]\nurl = '/'\n";
+    let file = "base = 'http://h'\n[load]\nusers = 10\nramp_up = '5s'\nhold = '20s'\nramp_down = '3s'\nthreads = 2\n[[step]]\nurl = '/'\n";
     let l = toml(file).unwrap().load_spec().clone();
     let st: Vec<(Duration, f64, f64)> =
         l.users.iter().map(|s| (s.duration, s.from, s.to)).collect();
@@ -568,7 +568,7 @@ fn load_resolution_and_environment_overrides() {
         file,
         &[
             ("YACE_USERS", "2k"),
-            ("YACE_DURATION", "1m"),
+            ("YACE_HOLD", "1m"),
             ("YACE_COOKIES", "off"),
             ("YACE_UNRELATED", "x"),
         ],
