@@ -174,14 +174,21 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
         let _ = std::io::stdout().flush();
     }
     let mut reported = 0u64;
-    let gnuplot = gnuplot_out.map(|f| {
-        let out = Arc::new(Mutex::new(std::io::BufWriter::new(f.into_file())));
-        let _ = out
-            .lock()
-            .unwrap()
-            .write_all(b"starttime\tseconds\tctime\tdtime\tttime\twait\n");
-        out
-    });
+    // -g streams into its temporary file; it is put in place at the end.
+    let gnuplot = match &gnuplot_out {
+        Some(f) => {
+            let file = f
+                .stream()
+                .map_err(|e| Failure::runtime(format!("-g: cannot write: {e}")))?;
+            let out = Arc::new(Mutex::new(std::io::BufWriter::new(file)));
+            let _ = out
+                .lock()
+                .unwrap()
+                .write_all(b"starttime\tseconds\tctime\tdtime\tttime\twait\n");
+            Some(out)
+        }
+        None => None,
+    };
     let wall_epoch_us = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_micros() as u64)
@@ -211,10 +218,12 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
         },
     )?;
     drop(std::mem::take(&mut done.extras));
-    if let Some(out) = gnuplot {
+    if let (Some(out), Some(file)) = (gnuplot, gnuplot_out) {
         let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
+        let path = file.path().to_owned();
         w.flush()
-            .map_err(|e| Failure::runtime(format!("-g: cannot write: {e}")))?;
+            .and_then(|()| file.commit())
+            .map_err(|e| Failure::runtime(format!("-g {}: cannot write: {e}", path.display())))?;
     }
     let r = &done.result;
     if heartbeat.is_none() {

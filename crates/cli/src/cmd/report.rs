@@ -22,8 +22,17 @@ pub fn run(a: ReportArgs) -> Result<u8, Failure> {
     };
     written.map_err(|e| Failure::runtime(format!("rendering {shown}: {e}")))?;
     match &a.output {
-        Some(path) => std::fs::write(path, &out)
-            .map_err(|e| Failure::runtime(format!("-o {}: cannot write: {e}", path.display())))?,
+        // Into place whole, or not at all: the previous file survives a
+        // failure.
+        Some(path) => ::run::Output::create(path)
+            .map_err(|e| {
+                Failure::usage(format!(
+                    "-o {}: cannot create the file: {e}",
+                    path.display()
+                ))
+            })?
+            .write_with(|w| std::io::Write::write_all(w, &out))
+            .map_err(|e| super::driver::output_failure("-o", path, e))?,
         None => {
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();

@@ -56,3 +56,85 @@ fn sigint_writes_a_partial_result_and_exits_130() {
 fn sigterm_writes_a_partial_result_and_exits_143() {
     interrupt(libc::SIGTERM, 143, "terminated");
 }
+
+#[test]
+fn the_previous_result_survives_the_run_and_a_double_ctrl_c() {
+    // --json, -e and -g are written beside their path and renamed into
+    // place: during the run, and after a second Ctrl-C that exits at once,
+    // the previous file is still there, whole.
+    let s = crate::server();
+    let dir = crate::temp_path("atomic");
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("r.json");
+    let csv = dir.join("e.csv");
+    let gnuplot = dir.join("g.tsv");
+    for p in [&json, &csv, &gnuplot] {
+        std::fs::write(p, "previous").unwrap();
+    }
+    let child = crate::yace()
+        .args(["run", &s.url(), "-c", "4", "-d", "60s", "-q", "--json"])
+        .arg(&json)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ab = crate::yace()
+        .args(["ab", "-q", "-c", "2", "-t", "60", "-e"])
+        .arg(&csv)
+        .arg("-g")
+        .arg(&gnuplot)
+        .arg(s.url())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    for p in [&json, &csv, &gnuplot] {
+        assert_eq!(
+            std::fs::read_to_string(p).unwrap(),
+            "previous",
+            "{p:?} mid-run"
+        );
+    }
+    for c in [&child, &ab] {
+        // SAFETY: signalling the children we spawned, by their PIDs.
+        unsafe {
+            libc::kill(c.id() as i32, libc::SIGINT);
+            libc::kill(c.id() as i32, libc::SIGINT);
+        }
+    }
+    let (out, ab_out) = (
+        child.wait_with_output().unwrap(),
+        ab.wait_with_output().unwrap(),
+    );
+    assert_ne!(out.status.code(), Some(0));
+    assert_ne!(ab_out.status.code(), Some(0));
+    for p in [&json, &csv, &gnuplot] {
+        let text = std::fs::read_to_string(p).unwrap();
+        // Either the previous file, or (if the first Ctrl-C was handled in
+        // full before the second) a complete new one: never a cut one.
+        assert!(
+            text == "previous"
+                || (p == &json && text.trim_end().ends_with('}'))
+                || text.ends_with('\n'),
+            "{p:?}: {text:?}"
+        );
+    }
+    // One Ctrl-C: the new result lands, complete.
+    let child = crate::yace()
+        .args(["run", &s.url(), "-c", "4", "-d", "60s", "-q", "--json"])
+        .arg(&json)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY: signalling the child we spawned, by its PID.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["end"]["partial"], true);
+    s.shutdown();
+}
