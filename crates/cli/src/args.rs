@@ -88,7 +88,7 @@ Examples:
   # HTTP/2 limits: 8 streams at once, GOAWAY every 100 requests
   yace serve --port 8080 --h2-max-streams 8 --h2-max-requests 100";
 
-#[derive(Debug, Args, Default)]
+#[derive(Debug, Args, Default, Clone)]
 // `-c -5` reaches the flag checks as the value -5 ("must be at least 1"),
 // not clap's "unexpected argument" with a misleading `-- -5` tip.
 #[command(allow_negative_numbers = true)]

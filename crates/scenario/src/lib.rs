@@ -25,8 +25,7 @@ mod template;
 mod think;
 
 pub use data::DataMode;
-pub use load::{LoadSpec, Source, Stage, ENV};
-// Base is defined below.
+pub use load::{LoadSpec, Overrides, Source, Stage, ENV};
 pub use plan::Think;
 pub use plan::{Diagnostic, Diagnostics};
 pub use runner::{Action, Capture, CheckCount, Runner, User};

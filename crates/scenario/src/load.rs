@@ -39,6 +39,18 @@ impl From<Stage> for plan::RateStage {
     }
 }
 
+/// `[load]` keys replaced from outside the file (the command line); see
+/// [`LoadSpec::with`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Overrides {
+    pub users: Option<u64>,
+    pub ramp_up: Option<Duration>,
+    pub ramp_down: Option<Duration>,
+    /// The whole run, ramps included.
+    pub length: Option<Duration>,
+    pub pacing: Option<Duration>,
+}
+
 /// Where a resolved `[load]` value came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -90,42 +102,64 @@ impl LoadSpec {
             .sum()
     }
 
-    /// The same load lasting `length` in all, as `-d` asks: the hold
-    /// becomes what the ramps leave. Explicit stages carry their own
-    /// lengths, and a length shorter than the ramps would stop in the
-    /// middle of one: both are errors, never a silent cut.
-    pub fn with_length(&self, length: Duration) -> Result<LoadSpec, String> {
-        let Some((up, down)) = self.ramps else {
+    /// The same load with some of its keys replaced, as command-line flags
+    /// do (they win over the file and the environment, key by key, as the
+    /// environment wins over the file). `length` is the whole run (`-d`):
+    /// the hold becomes what the ramps leave. Explicit stages carry their
+    /// own lengths and levels, and a length that would cut a ramp is never
+    /// applied silently: both are errors, worded for the flag.
+    pub fn with(&self, o: &Overrides) -> Result<LoadSpec, String> {
+        let mut out = self.clone();
+        if let Some(p) = o.pacing {
+            out.pacing = Some(p).filter(|p| !p.is_zero());
+        }
+        let shape_given = o.users.is_some() || o.ramp_up.is_some() || o.ramp_down.is_some();
+        if !shape_given && o.length.is_none() {
+            return Ok(out);
+        }
+        let Some((up0, down0)) = self.ramps else {
             return Err(format!(
-                "the scenario's stages set the run's length ({}); drop -d, or edit the stages",
+                "the scenario's stages set its users and length ({}); edit the stages, or \
+                 drop the flags that would replace them",
                 show(self.length())
             ));
         };
-        let Some(hold) = length.checked_sub(up + down).filter(|h| !h.is_zero()) else {
-            return Err(format!(
-                "{} is not longer than the scenario's ramp_up ({}) plus ramp_down ({}); \
-                 -d is the whole run, ramps included",
-                show(length),
-                show(up),
-                show(down)
-            ));
+        let up = o.ramp_up.unwrap_or(up0);
+        let down = o.ramp_down.unwrap_or(down0);
+        let hold = match o.length {
+            Some(length) => length
+                .checked_sub(up + down)
+                .filter(|h| !h.is_zero())
+                .ok_or_else(|| {
+                    format!(
+                        "{} is not longer than the scenario's ramp_up ({}) plus ramp_down ({}); \
+                     -d is the whole run, ramps included",
+                        show(length),
+                        show(up),
+                        show(down)
+                    )
+                })?,
+            None => self.length().saturating_sub(up0 + down0),
         };
-        let mut out = self.clone();
         for st in [&mut out.users, &mut out.rate] {
-            let level = st.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
             if st.is_empty() {
                 continue;
             }
+            let peak = st.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
+            let level = o.users.map_or(peak, |u| u as f64);
             st.clear();
             let stage = |duration, from, to| Stage { duration, from, to };
             if !up.is_zero() {
                 st.push(stage(up, 0.0, level));
             }
-            st.push(stage(hold, level, level));
+            if !hold.is_zero() {
+                st.push(stage(hold, level, level));
+            }
             if !down.is_zero() {
                 st.push(stage(down, level, 0.0));
             }
         }
+        out.ramps = Some((up, down));
         Ok(out)
     }
 

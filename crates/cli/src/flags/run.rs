@@ -3,6 +3,7 @@
 use super::parts::{assemble, closed, parse_target, request, Settings};
 use super::spelling::RunFlags;
 use crate::args::RunArgs;
+use plan::Spelling;
 use plan::{
     parse_count, parse_duration, Diagnostic, Diagnostics, Field, Load, Plan, PlanBuilder,
     RateStage, DEFAULT_DURATION,
@@ -97,8 +98,36 @@ fn count(f: Field, s: &str) -> Result<u64, Diagnostic> {
     parse_count(f, s)
 }
 
+/// Stages carry their own lengths: a different -d would cut them or idle
+/// after them, so it is an error (the same -d is accepted).
+pub(super) fn stages_set_the_length(
+    b: &mut PlanBuilder,
+    field: Field,
+    duration: Option<Duration>,
+    stages: impl Iterator<Item = Duration>,
+) -> Option<()> {
+    let length: Duration = stages.sum();
+    match duration {
+        Some(d) if d != length => {
+            b.error(
+                Field::Duration,
+                format!(
+                    "the stages last {length:?}; {d:?} would {} them",
+                    if d < length { "cut" } else { "idle after" }
+                ),
+                Some(&format!(
+                    "drop -d: {} set the run's length",
+                    RunFlags.name(field)
+                )),
+            );
+            None
+        }
+        _ => Some(()),
+    }
+}
+
 /// Parses `DURATION:N` or `DURATION:FROM-TO` stages, comma-separated.
-fn parse_stages(field: Field, s: &str) -> Result<Vec<(Duration, f64, f64)>, Diagnostic> {
+pub(super) fn parse_stages(field: Field, s: &str) -> Result<Vec<(Duration, f64, f64)>, Diagnostic> {
     let bad = |what: String| Diagnostic {
         source: field.into(),
         problem: what,
@@ -169,6 +198,21 @@ fn load_from(
         );
         return None;
     }
+    if a.users.is_some() && a.user_stages.is_some() {
+        b.error(
+            Field::UserStages,
+            "give either -u/--users or --user-stages",
+            Some("--user-stages 60s:100 is 100 users for 60 s"),
+        );
+        return None;
+    }
+    if a.connections.is_some() && users_flags {
+        b.error(
+            Field::Connections,
+            "virtual users each have their own connection: -u (or --user-stages) sets them",
+            Some("drop -c; -c with --think/--pacing alone is the number of users"),
+        );
+    }
     if (a.ramp_up.is_some() || a.ramp_down.is_some()) && a.users.is_none() {
         b.error(
             "--ramp-up/--ramp-down",
@@ -201,11 +245,20 @@ fn load_from(
             }
         };
         let stages: Vec<RateStage> = match (&a.stages, rate) {
-            (Some(s), _) => b
-                .check(parse_stages(Field::RateStages, s))?
-                .into_iter()
-                .map(|(duration, from, to)| RateStage { duration, from, to })
-                .collect(),
+            (Some(s), _) => {
+                let st: Vec<RateStage> = b
+                    .check(parse_stages(Field::RateStages, s))?
+                    .into_iter()
+                    .map(|(duration, from, to)| RateStage { duration, from, to })
+                    .collect();
+                stages_set_the_length(
+                    b,
+                    Field::RateStages,
+                    duration,
+                    st.iter().map(|s| s.duration),
+                )?;
+                st
+            }
             (None, Some(r)) => {
                 let d = match (duration, requests) {
                     (Some(d), _) => d,
@@ -256,10 +309,18 @@ fn load_from(
             }
         };
         let stages: Vec<plan::UserStage> = if let Some(s) = &a.user_stages {
-            b.check(parse_stages(Field::UserStages, s))?
+            let st: Vec<plan::UserStage> = b
+                .check(parse_stages(Field::UserStages, s))?
                 .into_iter()
                 .map(|(duration, from, to)| plan::UserStage { duration, from, to })
-                .collect()
+                .collect();
+            stages_set_the_length(
+                b,
+                Field::UserStages,
+                duration,
+                st.iter().map(|s| s.duration),
+            )?;
+            st
         } else {
             let n = match &a.users {
                 Some(u) => b.check(parse_count(Field::Users, u))? as f64,

@@ -1,28 +1,19 @@
 //! A scenario's plan and thresholds: flags win over its `[load]`.
 
 use super::parts::thresholds;
-use super::run::run_plan;
+use super::run::{parse_stages, run_plan, stages_set_the_length};
 use super::spelling::RunFlags;
 use crate::args::RunArgs;
 use crate::Failure;
 use plan::{Diagnostics, Field, Load, Plan, PlanBuilder};
-use scenario::Scenario;
+use scenario::{LoadSpec, Overrides, Scenario};
 use stats::threshold::Threshold;
 use std::path::Path;
-use std::time::Duration;
 
-/// Load flags that, given on the command line, replace a scenario's `[load]`.
-fn load_flags_given(a: &RunArgs) -> bool {
-    a.users.is_some()
-        || a.user_stages.is_some()
-        || a.connections.is_some()
-        || a.pacing.is_some()
-        || a.ramp_up.is_some()
-        || a.ramp_down.is_some()
-}
-
-/// The plan for a scenario: its base URL (or the command line's), its load
-/// (or the flags'), the scenario's timeout unless --timeout was changed.
+/// The plan for a scenario: its base URL (or the command line's), its
+/// `[load]` with each load flag replacing its own key (as the environment's
+/// `YACE_*` do, and after them), the scenario's timeout unless --timeout
+/// was changed.
 pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diagnostics> {
     let mut b = PlanBuilder::new();
     if a.rate.is_some() || a.stages.is_some() || !sc.load_spec().rate.is_empty() {
@@ -39,20 +30,30 @@ pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diag
             Some("set think in [load] or per step"),
         );
     }
-    // -d is the whole run here too: it replaces the scenario's hold (what
-    // its ramps leave), and is an error where it would cut a ramp or a stage.
-    let mut spec = sc.load_spec().clone();
-    if let (Some(d), false) = (&a.duration, load_flags_given(a)) {
-        if let Ok(d) = plan::parse_duration(Field::Duration, d) {
-            match spec.with_length(d) {
-                Ok(s) => spec = s,
-                Err(e) => b.error(Field::Duration, e, None),
-            }
-        }
+    if a.connections.is_some() {
+        b.error(
+            Field::Connections,
+            "a scenario's users each have their own connection",
+            Some("-u N sets the number of users"),
+        );
     }
-    let own_errors = b.has_errors();
-    // The rest of the flags are checked in the same round.
-    let mut plan = match (b.finish(None, &RunFlags), run_plan(a, url)) {
+    let spec = load_with_flags(a, sc, &mut b);
+    let own_errors = b.has_errors() || spec.is_none();
+    // The rest of the flags (request, timeouts, TLS, -n, …) are checked in
+    // the same round; the load flags were applied to the scenario above.
+    let rest = RunArgs {
+        users: None,
+        user_stages: None,
+        ramp_up: None,
+        ramp_down: None,
+        pacing: None,
+        think: None,
+        connections: None,
+        rate: None,
+        stages: None,
+        ..a.clone()
+    };
+    let mut plan = match (b.finish(None, &RunFlags), run_plan(&rest, url)) {
         (_, Ok(plan)) if !own_errors => plan,
         (own, rest) => {
             let mut all = own.err().map(|d| d.0).unwrap_or_default();
@@ -60,27 +61,16 @@ pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diag
             return Err(Diagnostics(all));
         }
     };
-    if !load_flags_given(a) {
-        let stages: Vec<plan::UserStage> = spec
-            .users
-            .iter()
-            .map(|s| plan::UserStage {
-                duration: s.duration,
-                from: s.from,
-                to: s.to,
-            })
-            .collect();
-        let length: Duration = stages.iter().map(|s| s.duration).sum();
-        plan.load = Load::Users {
-            stages,
-            pacing: spec.pacing,
-            think: plan::Think::None,
-        };
-        plan.stop.duration = Some(length);
-    } else if let Load::Users { think, .. } = &mut plan.load {
+    let Some(spec) = spec else {
+        return Err(Diagnostics(Vec::new()));
+    };
+    plan.load = Load::Users {
+        stages: spec.users.iter().map(|&s| s.into()).collect(),
+        pacing: spec.pacing,
         // Think time comes from the scenario's steps, not from the Fixed flow.
-        *think = plan::Think::None;
-    }
+        think: plan::Think::None,
+    };
+    plan.stop.duration = Some(spec.length());
     if a.threads.is_none() {
         if let Some(t) = spec.threads {
             plan.threads = t;
@@ -90,6 +80,72 @@ pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diag
         plan.timeouts.request = spec.timeout;
     }
     Ok(plan)
+}
+
+/// The scenario's `[load]` with the load flags applied key by key: -u the
+/// users, --ramp-up/--ramp-down the ramps, --pacing the pacing, -d the
+/// whole run (the hold is what the ramps leave), --user-stages all of it.
+fn load_with_flags(a: &RunArgs, sc: &Scenario, b: &mut PlanBuilder) -> Option<LoadSpec> {
+    let dur = |b: &mut PlanBuilder, f: Field, v: &Option<String>| {
+        v.as_deref()
+            .and_then(|s| b.check(plan::parse_duration(f, s)))
+    };
+    let users = a
+        .users
+        .as_deref()
+        .and_then(|s| b.check(plan::parse_count(Field::Users, s)));
+    let ramp_up = dur(b, Field::RampUp, &a.ramp_up);
+    let ramp_down = dur(b, Field::RampDown, &a.ramp_down);
+    let pacing = dur(b, Field::Pacing, &a.pacing);
+    let length = dur(b, Field::Duration, &a.duration);
+    if users == Some(0) {
+        b.error(Field::Users, "must be at least 1", None);
+    }
+    let mut spec = sc.load_spec().clone();
+    if let Some(text) = &a.user_stages {
+        if a.users.is_some() || a.ramp_up.is_some() || a.ramp_down.is_some() {
+            b.error(
+                Field::UserStages,
+                "replaces the scenario's users and ramps: give either it or -u/--ramp-up/--ramp-down",
+                None,
+            );
+            return None;
+        }
+        let stages = b.check(parse_stages(Field::UserStages, text))?;
+        stages_set_the_length(b, Field::UserStages, length, stages.iter().map(|s| s.0))?;
+        spec.users = stages
+            .into_iter()
+            .map(|(duration, from, to)| scenario::Stage { duration, from, to })
+            .collect();
+        spec.ramps = None;
+        if pacing.is_some() {
+            spec.pacing = pacing.filter(|p| !p.is_zero());
+        }
+        return Some(spec);
+    }
+    let o = Overrides {
+        users,
+        ramp_up,
+        ramp_down,
+        length,
+        pacing,
+    };
+    match spec.with(&o) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            let field = if users.is_some() {
+                Field::Users
+            } else if ramp_up.is_some() {
+                Field::RampUp
+            } else if ramp_down.is_some() {
+                Field::RampDown
+            } else {
+                Field::Duration
+            };
+            b.error(field, e, None);
+            None
+        }
+    }
 }
 
 /// A scenario's own thresholds (its `[load]` and each step's), after the

@@ -7,6 +7,7 @@ mod support;
 pub use support::{run_json, settled, temp_path, u, yace};
 
 mod ab;
+mod combos;
 mod doctor;
 mod errors;
 mod report;
