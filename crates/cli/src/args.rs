@@ -214,6 +214,9 @@ pub struct RunArgs {
     #[command(flatten)]
     pub tls: TlsArgs,
 
+    #[command(flatten)]
+    pub secrets: SecretArgs,
+
     /// Write the JSON result (the yace.result.v1 contract) to FILE.
     #[arg(long = "json", value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -225,6 +228,32 @@ pub struct RunArgs {
     /// Print the resolved plan as JSON and exit without sending anything.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
+}
+
+/// What outputs hide, shared by `run` and `ab`.
+#[derive(Debug, Args, Default, Clone)]
+pub struct SecretArgs {
+    /// Show secrets in every output (summary, --json, --dry-run, reports):
+    /// by default credential-like headers, URL passwords and secret query
+    /// values are shown as ***. The result records that this was used.
+    #[arg(long = "show-secrets")]
+    pub show_secrets: bool,
+    /// Also hide this header's value in outputs (repeatable).
+    #[arg(long = "redact-header", value_name = "NAME")]
+    pub redact_header: Vec<String>,
+    /// Also hide this query parameter's value in outputs (repeatable).
+    #[arg(long = "redact-param", value_name = "NAME")]
+    pub redact_param: Vec<String>,
+}
+
+impl SecretArgs {
+    pub fn secrets(&self) -> plan::secrets::Secrets {
+        plan::secrets::Secrets {
+            shown: self.show_secrets,
+            headers: self.redact_header.clone(),
+            params: self.redact_param.clone(),
+        }
+    }
 }
 
 /// HTTPS options, shared by `run` and `ab`.
@@ -423,6 +452,9 @@ pub struct AbArgs {
     pub ssl_cert: Option<PathBuf>,
     #[command(flatten)]
     pub tls: TlsArgs,
+
+    #[command(flatten)]
+    pub secrets: SecretArgs,
     /// Count responses whose length differs from the first as failed (ab's default).
     #[arg(long = "strict-length")]
     pub strict_length: bool,

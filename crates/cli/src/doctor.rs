@@ -457,6 +457,7 @@ mod tests {
             socket: Default::default(),
             tls: Default::default(),
             http2: None,
+            secrets: Default::default(),
         }
     }
 

@@ -12,6 +12,7 @@ mod diag;
 pub mod method;
 mod request;
 mod schedule;
+pub mod secrets;
 mod target;
 mod users;
 
@@ -53,6 +54,9 @@ pub struct Plan {
     /// HTTP/2 instead of HTTP/1.1 (ALPN over TLS, prior knowledge on plain TCP).
     #[serde(default)]
     pub http2: Option<Http2>,
+    /// How outputs treat secrets (headers, URL userinfo, query values).
+    #[serde(default)]
+    pub secrets: secrets::Secrets,
 }
 
 /// How HTTP/2 connections are used.
@@ -209,6 +213,20 @@ impl Default for Timeouts {
 }
 
 impl Plan {
+    /// The plan as every output shows it: secret header values, the URL's
+    /// password and secret query values are `***` (unless the plan says
+    /// secrets are shown). The plan that is sent is not changed.
+    pub fn redacted(&self) -> Plan {
+        let mut p = self.clone();
+        let s = &self.secrets;
+        p.target.url = s.url(&p.target.url);
+        p.target.path = s.url(&p.target.path);
+        for h in &mut p.request.headers {
+            h.value = s.header_value(&h.name, &h.value).to_owned();
+        }
+        p
+    }
+
     /// The bytes of every request: origin-form, or absolute-form through a proxy.
     pub fn encode_request(&self) -> Vec<u8> {
         if self.socket.proxy.is_some() {
@@ -541,6 +559,7 @@ mod tests {
             socket: SocketOptions::default(),
             tls: TlsOptions::default(),
             http2: None,
+            secrets: Default::default(),
         };
         let e = PlanBuilder::new()
             .finish(Some(plan.clone()), &Short)

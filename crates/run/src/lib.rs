@@ -159,7 +159,8 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
         thresholds,
     } = job;
     let (url, embedded) = match target {
-        TargetChoice::Url(url) => (url, None),
+        // As messages show it: no password or secret query value.
+        TargetChoice::Url(url) => (plan.secrets.url(&url), None),
         TargetChoice::Embedded(e) => (e.url(), Some(e)),
     };
     let mut notes = Vec::new();
@@ -397,7 +398,9 @@ impl Prepared {
             rows,
             RunFacts {
                 environment: environment::environment(self.addr, self.embedded.is_some()),
-                plan: plan.clone(),
+                // Every output is rendered from the result: its plan shows
+                // no secret (the plan that was sent is unchanged).
+                plan: plan.redacted(),
                 started_at,
                 duration_ns,
                 reason,

@@ -227,4 +227,51 @@ impl Scenario {
     pub fn to_json(&self) -> serde_json::Value {
         self.prog.json.clone()
     }
+
+    /// [`Scenario::to_json`] as outputs show it: secret header values, URL
+    /// passwords and query values, and variables and form or JSON body
+    /// fields whose names look secret are `***` (see `plan::secrets`).
+    pub fn to_json_redacted(&self, secrets: &plan::secrets::Secrets) -> serde_json::Value {
+        let mut v = self.prog.json.clone();
+        redact(&mut v, secrets, None, false);
+        v
+    }
+}
+
+/// Walks the dry-run document; `key` is the name the value is stored
+/// under, `named` whether that name is the user's own (a variable, a form or
+/// JSON body field), judged by the same rule as a header's name.
+fn redact(v: &mut serde_json::Value, s: &plan::secrets::Secrets, key: Option<&str>, named: bool) {
+    use plan::secrets::MASK;
+    use serde_json::Value;
+    match v {
+        Value::String(text) => match key {
+            Some("url" | "base") if !named => *text = s.url(text),
+            Some(k) if named && s.header_is_secret(k) => *text = MASK.to_owned(),
+            _ => {}
+        },
+        Value::Array(items) if key == Some("headers") && !named => {
+            for h in items {
+                if let Some([Value::String(name), Value::String(value)]) =
+                    h.as_array_mut().map(Vec::as_mut_slice)
+                {
+                    if s.header_is_secret(name) {
+                        *value = MASK.to_owned();
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            for i in items {
+                redact(i, s, None, named);
+            }
+        }
+        Value::Object(map) => {
+            let inner = named || matches!(key, Some("vars" | "form" | "json"));
+            for (k, item) in map.iter_mut() {
+                redact(item, s, Some(k), inner);
+            }
+        }
+        _ => {}
+    }
 }

@@ -154,7 +154,9 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
     if a.verbosity.is_some_and(|v| v >= 2) {
         eprintln!(
             "INFO: {} {} via {}",
-            prepared.plan.request.method, prepared.plan.target.url, prepared.addr
+            prepared.plan.request.method,
+            prepared.plan.secrets.url(&prepared.plan.target.url),
+            prepared.addr
         );
     }
     let planned = prepared.plan.stop.requests;

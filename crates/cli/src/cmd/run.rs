@@ -35,7 +35,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         }
     };
     if a.dry_run {
-        let text = serde_json::to_string_pretty(&plan).expect("plan serializes");
+        let text = serde_json::to_string_pretty(&plan.redacted()).expect("plan serializes");
         println!("{text}");
         return Ok(exit::OK);
     }
@@ -100,7 +100,10 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         flags::scenario_thresholds(&a, &sc, file),
     )?;
     if a.dry_run {
-        let doc = serde_json::json!({ "plan": plan, "scenario": sc.to_json() });
+        let doc = serde_json::json!({
+            "plan": plan.redacted(),
+            "scenario": sc.to_json_redacted(&plan.secrets),
+        });
         println!(
             "{}",
             serde_json::to_string_pretty(&doc).expect("serializes")

@@ -181,6 +181,7 @@ fn ab_plan_keyed(a: &AbArgs, url: &str) -> Result<Plan, Diagnostics> {
                     ..a.tls.options()
                 },
                 streams: None,
+                secrets: a.secrets.secrets(),
             };
             let load = closed(a.concurrency, requests, duration);
             b.finish(

@@ -109,6 +109,7 @@ pub(super) struct Settings {
     pub(super) connect_timeout: Option<Duration>,
     pub(super) tls: TlsOptions,
     pub(super) streams: Option<Option<u64>>,
+    pub(super) secrets: plan::secrets::Secrets,
 }
 
 /// A plan from its checked parts.
@@ -137,6 +138,7 @@ pub(super) fn assemble(
         http2: s.streams.map(|streams| plan::Http2 {
             streams: streams.map_or(1, |s| s.min(u64::from(u32::MAX)) as u32),
         }),
+        secrets: s.secrets,
     }
 }
 

@@ -78,6 +78,7 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         connect_timeout,
         tls: a.tls.options(),
         streams: a.http2.then_some(streams),
+        secrets: a.secrets.secrets(),
     };
     b.finish(
         Some(assemble(target, request, load, requests, settings)),

@@ -13,6 +13,7 @@ mod errors;
 mod report;
 mod run;
 mod schema;
+mod secrets;
 mod serve_h2;
 mod signals;
 

@@ -69,6 +69,7 @@ pub fn plan(server: &target::Server, path: &str, load: Load, stop: Stop) -> Plan
         socket: Default::default(),
         tls: Default::default(),
         http2: None,
+        secrets: Default::default(),
     }
 }
 

@@ -25,6 +25,7 @@ fn job(seconds: u64) -> Job {
         socket: Default::default(),
         tls: Default::default(),
         http2: None,
+        secrets: Default::default(),
     };
     Job {
         plan,
