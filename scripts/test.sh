@@ -51,6 +51,9 @@ cargo fmt --all -- --check
 log "lints (clippy, warnings denied)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+log "docs (cargo doc, warnings denied: broken intra-doc links fail)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+
 log "tests"
 cargo test --workspace --locked
 

@@ -93,13 +93,20 @@ Examples:
 // not clap's "unexpected argument" with a misleading `-- -5` tip.
 #[command(allow_negative_numbers = true)]
 pub struct RunArgs {
-    /// URL to load (http://host[:port]/path). Without one, yace starts its
-    /// embedded target on 127.0.0.1 and benchmarks that.
+    // `help = …`, not a doc comment: rustdoc would read `[:port]` as a link.
+    #[arg(
+        help = "URL to load (http://host[:port]/path). Without one, yace starts its \
+                  embedded target on 127.0.0.1 and benchmarks that"
+    )]
     pub url: Option<String>,
 
-    /// Run a scenario file (TOML or YAML): virtual users, journeys of steps
-    /// with cookies, extraction and checks. Flags override its [load].
-    #[arg(short = 'f', long = "file", value_name = "PLAN")]
+    #[arg(
+        short = 'f',
+        long = "file",
+        value_name = "PLAN",
+        help = "Run a scenario file (TOML or YAML): virtual users, journeys of steps \
+                with cookies, extraction and checks. Flags override its [load]"
+    )]
     pub file: Option<PathBuf>,
 
     /// Connections to keep open (closed model); accepts 10k-style counts.
@@ -464,8 +471,7 @@ pub struct AbArgs {
     /// Worker threads (default: one per CPU, at most -c).
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<usize>,
-    /// [http://]hostname[:port]/path
-    #[arg(value_name = "URL")]
+    #[arg(value_name = "URL", help = "[http://]hostname[:port]/path")]
     pub url: Option<String>,
 }
 

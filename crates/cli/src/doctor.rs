@@ -41,8 +41,10 @@ Exit codes: 0 nothing failed (warnings allowed) · 1 a check failed · 2 bad inp
 #[derive(Args, Debug)]
 #[command(after_help = DOCTOR_HELP)]
 pub struct DoctorArgs {
-    /// Target to check (http://host[:port]/path): where it runs, and one
-    /// timed GET request.
+    #[arg(
+        help = "Target to check (http://host[:port]/path): where it runs, and one \
+                  timed GET request"
+    )]
     pub url: Option<String>,
 
     /// Connections you plan to open (as `yace run -c`); accepts 10k-style counts.

@@ -8,6 +8,9 @@
 //! *every* problem before reporting, each keyed by the [`Field`] it is about
 //! (the front end spells the field as its own flag).
 
+// Pure: no I/O beyond what std offers safely, and no unsafe code.
+#![forbid(unsafe_code)]
+
 mod diag;
 pub mod method;
 mod request;

@@ -10,7 +10,7 @@ pub fn write(r: &RunResult, mut w: impl Write) -> io::Result<()> {
     w.write_all(b"\n")
 }
 
-/// Reads a result written by [`write`], checking its schema tag.
+/// Reads a result written by [`write()`], checking its schema tag.
 pub fn read(text: &str) -> Result<RunResult, String> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     match v.get("schema").and_then(|s| s.as_str()) {

@@ -3,6 +3,9 @@
 //! into a `Vec<u8>`. The JSON document is the contract the others are
 //! built from.
 
+// Pure: no I/O beyond what std offers safely, and no unsafe code.
+#![forbid(unsafe_code)]
+
 pub mod ab;
 pub mod csv;
 mod fmt;

@@ -8,6 +8,9 @@
 //! sends the bytes, waits the think times, and reports what came back. The
 //! file format is documented in `docs/scenario.md`.
 
+// Pure: no I/O beyond what std offers safely, and no unsafe code.
+#![forbid(unsafe_code)]
+
 mod build;
 mod cookie;
 mod data;

@@ -3,6 +3,9 @@
 //! (and, through the JSON result, across processes and hosts). Nothing
 //! here grows with the number of requests.
 
+// Pure: no I/O beyond what std offers safely, and no unsafe code.
+#![forbid(unsafe_code)]
+
 pub mod hist;
 mod recorder;
 mod result;
