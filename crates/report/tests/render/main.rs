@@ -1,0 +1,113 @@
+//! Snapshot tests of the pure renderers: each committed result in
+//! `fixtures/` (made by real runs against the embedded target; `closed`
+//! given a status mix and errors by hand) rendered by each renderer must
+//! equal its committed snapshot in `snapshots/`, byte for byte. A change to
+//! a renderer shows here as a diff to review; accept it with
+//! `YACE_UPDATE_SNAPSHOTS=1 cargo test -p yace-report --test render`
+//! (never set in CI).
+
+use std::path::{Path, PathBuf};
+use yace_report::ab::{AbStyle, HtmlAttrs};
+
+const FIXTURES: [&str; 4] = ["closed", "open", "scenario", "http2"];
+
+/// `yace ab` without options: percentiles and the confidence table shown.
+const AB_DEFAULTS: AbStyle = AbStyle {
+    keepalive_flag: false,
+    percentiles: true,
+    confidence: true,
+    strict_length: false,
+    html: None,
+};
+
+fn here() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/render")
+}
+
+fn fixture(name: &str) -> stats::RunResult {
+    let path = here().join("fixtures").join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    yace_report::json::read(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Compares (or, when asked, updates) one snapshot; returns a complaint.
+fn check(name: &str, got: &[u8]) -> Option<String> {
+    let path = here().join("snapshots").join(name);
+    if std::env::var_os("YACE_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, got).unwrap();
+        return None;
+    }
+    let want = std::fs::read(&path).unwrap_or_default();
+    if want == got {
+        return None;
+    }
+    let (want, got) = (String::from_utf8_lossy(&want), String::from_utf8_lossy(got));
+    let first = want
+        .lines()
+        .zip(got.lines())
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| want.lines().count().min(got.lines().count()));
+    Some(format!(
+        "{name} differs from its snapshot at line {}:\n  want: {:?}\n  got:  {:?}",
+        first + 1,
+        want.lines().nth(first).unwrap_or("<end>"),
+        got.lines().nth(first).unwrap_or("<end>"),
+    ))
+}
+
+fn render(f: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> Vec<u8> {
+    let mut out = Vec::new();
+    f(&mut out).unwrap();
+    out
+}
+
+#[test]
+fn every_renderer_matches_its_snapshot() {
+    let mut wrong = Vec::new();
+    for name in FIXTURES {
+        let r = fixture(name);
+        let outputs = [
+            ("txt", render(|w| yace_report::text::summary(&r, w))),
+            ("md", render(|w| yace_report::markdown::report(&r, w))),
+            ("csv", render(|w| yace_report::csv::series(&r, w))),
+            (
+                "ab.txt",
+                render(|w| yace_report::ab::report(&r, &AB_DEFAULTS, w)),
+            ),
+            ("ab.csv", render(|w| yace_report::ab::csv(&r, w))),
+        ];
+        for (ext, got) in outputs {
+            wrong.extend(check(&format!("{name}.{ext}"), &got));
+        }
+    }
+    // ab's options that change its layout: -k, no percentiles or
+    // confidence table, strict length, HTML (-w with -x/-y/-z).
+    let r = fixture("closed");
+    let style = AbStyle {
+        keepalive_flag: true,
+        percentiles: false,
+        confidence: false,
+        strict_length: true,
+        html: Some(HtmlAttrs {
+            table: "border=1".into(),
+            tr: String::new(),
+            td: "align=right".into(),
+        }),
+    };
+    let got = render(|w| yace_report::ab::report(&r, &style, w));
+    wrong.extend(check("closed.ab-options.html", &got));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
+#[test]
+fn a_snapshot_mismatch_is_reported() {
+    // The check itself can fail: a changed byte is a complaint.
+    if std::env::var_os("YACE_UPDATE_SNAPSHOTS").is_some() {
+        return;
+    }
+    let r = fixture("open");
+    let mut got = render(|w| yace_report::csv::series(&r, w));
+    *got.last_mut().unwrap() = b'!';
+    assert!(check("open.csv", &got).is_some());
+}
