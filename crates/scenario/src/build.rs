@@ -4,11 +4,12 @@
 
 use crate::data::{parse_csv, DataMode, Dataset};
 use crate::diag::{did_you_mean, Pos, Sink};
+use crate::ident::is_ident;
 use crate::load::{self, LoadSpec};
 use crate::node::{Kind, Node};
 use crate::program::{Journey, Program, Slot, Step};
 use crate::read::{self, Fields};
-use crate::template::{self, is_ident, Enc, Name, Part, RawPart, Source, Template};
+use crate::template::{self, Enc, Name, Part, RawPart, Source, Template};
 use crate::StepInfo;
 use plan::{Target, Think};
 use serde_json::{json, Value};

@@ -110,7 +110,7 @@ pub(crate) fn parse_csv(text: &str) -> Result<Csv, Vec<(usize, String)>> {
         )]);
     };
     for (i, c) in columns.iter().enumerate() {
-        if !crate::template::is_ident(c) {
+        if !crate::ident::is_ident(c) {
             errors.push((
                 hline,
                 format!(

@@ -16,6 +16,7 @@ mod cookie;
 mod data;
 mod diag;
 mod http;
+mod ident;
 mod jsonpath;
 mod load;
 mod node;

@@ -2,12 +2,13 @@
 
 use crate::build::{Builder, Known};
 use crate::diag::Pos;
+use crate::ident::is_ident;
 use crate::jsonpath::JsonPath;
 use crate::load;
 use crate::node::{Kind, Node};
 use crate::program::{Body, Check, CheckKind, Extract, ExtractFrom, HeaderTest, Step};
 use crate::read::{self, Fields};
-use crate::template::{encode, is_ident, Enc, Part, Template};
+use crate::template::{encode, Enc, Part, Template};
 use crate::think::show;
 use crate::{Capture, StepInfo};
 use plan::Target;

@@ -2,6 +2,7 @@
 //! the scenario defines (so unknown names are reported with their place), and
 //! rendered per request straight into the output buffer.
 
+use crate::ident::is_ident;
 use crate::rng::Rng;
 
 /// A template as written: literal text and references, with the byte offset
@@ -47,14 +48,6 @@ pub(crate) fn parse(text: &str) -> Result<Vec<RawPart>, (usize, String)> {
         parts.push(RawPart::Lit(rest.to_owned()));
     }
     Ok(parts)
-}
-
-pub(crate) fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 fn parse_name(inner: &str) -> Result<Name, String> {

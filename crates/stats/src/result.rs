@@ -53,7 +53,7 @@ pub struct RunResult {
     pub checks: Vec<CheckResult>,
     /// Thresholds and how they fared; any failure sets exit code 3.
     #[serde(default)]
-    pub thresholds: Vec<crate::threshold::ThresholdResult>,
+    pub thresholds: Vec<ThresholdResult>,
     /// Human-readable warnings about the validity of the numbers.
     pub warnings: Vec<String>,
 }
@@ -419,4 +419,14 @@ impl RunResult {
     pub fn json_schema() -> serde_json::Value {
         serde_json::to_value(schemars::schema_for!(RunResult)).expect("schema serializes")
     }
+}
+
+/// How a threshold fared.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ThresholdResult {
+    pub expr: String,
+    pub step: Option<String>,
+    /// The measured value, in the threshold's unit (ms for latency, % for rates).
+    pub actual: f64,
+    pub passed: bool,
 }

@@ -3,8 +3,6 @@
 
 use crate::hist::Distribution;
 use crate::result::{RunResult, StepResult};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Metric {
@@ -42,15 +40,9 @@ pub struct Threshold {
     percent: bool,
 }
 
-/// How a threshold fared.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ThresholdResult {
-    pub expr: String,
-    pub step: Option<String>,
-    /// The measured value, in the threshold's unit (ms for latency, % for rates).
-    pub actual: f64,
-    pub passed: bool,
-}
+// How a threshold fared is part of the result document (result.rs), which
+// does not look back here: thresholds read results, not the other way.
+pub use crate::result::ThresholdResult;
 
 const HELP: &str = "write METRIC OP VALUE, e.g. p99<200ms, mean<50ms, errors<1%, non_2xx<5%, \
                     rps>500, dropped==0, checks<1%";
