@@ -66,12 +66,12 @@ pub enum Script {
 
 /// The embedded target (`yace serve`), started in this process.
 #[derive(Debug)]
-pub struct Embedded(target::Server);
+pub struct Embedded(serve::Server);
 
 impl Embedded {
     /// Starts it on 127.0.0.1, on a free port.
     pub fn start() -> Result<Embedded, Error> {
-        target::Server::start(target::Config::default())
+        serve::Server::start(serve::Config::default())
             .map(Embedded)
             .map_err(|e| Error::runtime(format!("cannot start the embedded target: {e}")))
     }

@@ -2,6 +2,7 @@
 
 use crate::args::ServeArgs;
 use crate::{exit, Failure};
+use std::io::Write;
 
 /// Serves until a signal; returns the exit code.
 pub fn run(a: ServeArgs) -> Result<u8, Failure> {
@@ -24,13 +25,8 @@ pub fn run(a: ServeArgs) -> Result<u8, Failure> {
         }
     };
     let h2_max_streams = at_least_one("--h2-max-streams", &a.h2_max_streams, u32::MAX.into())?
-        .map_or(target::H2_MAX_STREAMS, |n| n as u32);
-    let config = target::Config {
-        addr: std::net::SocketAddr::new(ip, a.port),
-        threads: a.threads,
-        h2_max_streams,
-        h2_max_requests: at_least_one("--h2-max-requests", &a.h2_max_requests, u64::MAX)?,
-    };
+        .map_or(serve::H2_MAX_STREAMS, |n| n as u32);
+    let h2_max_requests = at_least_one("--h2-max-requests", &a.h2_max_requests, u64::MAX)?;
     let idle_close = match a.idle_close.as_deref() {
         None => None,
         Some(t) => Some(
@@ -39,20 +35,20 @@ pub fn run(a: ServeArgs) -> Result<u8, Failure> {
     };
     let on_accept = match a.on_accept.as_deref() {
         None => None,
-        Some("close") => Some(target::OnAccept::Close),
-        Some("reset") => Some(target::OnAccept::Reset),
+        Some("close") => Some(serve::OnAccept::Close),
+        Some("reset") => Some(serve::OnAccept::Reset),
         Some(other) => {
             return Err(Failure::usage(format!(
                 "--on-accept: '{other}' is not close or reset"
             )));
         }
     };
-    let hostile = target::Hostile {
+    let hostile = serve::Hostile {
         on_accept,
         idle_close,
     };
     let tls = if a.tls {
-        let id = target::TlsIdentity::self_signed()
+        let id = serve::TlsIdentity::self_signed()
             .map_err(|e| Failure::runtime(format!("--tls: cannot make a certificate: {e}")))?;
         if let Some(path) = &a.tls_cert_out {
             std::fs::write(path, &id.cert_pem).map_err(|e| {
@@ -66,7 +62,35 @@ pub fn run(a: ServeArgs) -> Result<u8, Failure> {
     } else {
         None
     };
-    target::serve_foreground_full(config, hostile, tls.as_ref()).map_err(|e| {
+    let config = serve::Config {
+        addr: std::net::SocketAddr::new(ip, a.port),
+        threads: a.threads,
+        h2_max_streams,
+        h2_max_requests,
+        hostile,
+        tls,
+    };
+    // The announcement a supervisor waits for, once the socket is bound
+    // and the signals are watched.
+    let announce = |server: &serve::Server| {
+        let mut out = std::io::stdout().lock();
+        let fingerprint = server.tls_fingerprint();
+        if let Some(fp) = &fingerprint {
+            writeln!(out, "yace serve: TLS certificate SHA-256 {fp}")?;
+        }
+        let scheme = if fingerprint.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        writeln!(
+            out,
+            "yace serve: listening on {scheme}://{}/",
+            server.local_addr()
+        )?;
+        out.flush()
+    };
+    serve::serve_until_signal(config, announce).map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::AddrInUse {
             " (another process listens there: pick another --port, or --port 0 for any free one)"
         } else {

@@ -10,6 +10,7 @@ mod ab;
 mod combos;
 mod doctor;
 mod errors;
+mod foreground;
 mod report;
 mod run;
 mod schema;
@@ -19,8 +20,8 @@ mod signals;
 
 use std::process::Output;
 
-pub fn server() -> target::Server {
-    target::Server::start(target::Config {
+pub fn server() -> serve::Server {
+    serve::Server::start(serve::Config {
         threads: 2,
         ..Default::default()
     })

@@ -3,8 +3,8 @@
 //! of keep-alive connections.
 
 use crate::{hostile, output_within, run, server, settled, url, yace};
+use serve::{Hostile, OnAccept};
 use std::time::Duration;
-use target::{Hostile, OnAccept};
 
 const ON_TIME: Duration = Duration::from_millis(2500);
 

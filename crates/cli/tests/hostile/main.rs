@@ -1,5 +1,5 @@
 //! Hostile servers: the real `yace` binary against the embedded target's
-//! deliberate misbehaviours (`/bad/...`, `?split=N`, `target::Hostile`),
+//! deliberate misbehaviours (`/bad/...`, `?split=N`, `serve::Hostile`),
 //! one test per misbehaviour. Each checks the outcome class yace reports,
 //! that every request is counted once (yace's `summary.requests` against
 //! what the server saw), that the run ends on time and with exit status 0:
@@ -32,20 +32,21 @@ pub fn yace() -> Command {
     Command::new(env!("CARGO_BIN_EXE_yace"))
 }
 
-pub fn server() -> target::Server {
-    hostile(target::Hostile::default())
+pub fn server() -> serve::Server {
+    hostile(serve::Hostile::default())
 }
 
-pub fn hostile(hostile: target::Hostile) -> target::Server {
-    let config = target::Config {
+pub fn hostile(hostile: serve::Hostile) -> serve::Server {
+    let config = serve::Config {
         threads: 1,
+        hostile,
         ..Default::default()
     };
-    target::Server::start_with(config, hostile).expect("start the embedded target")
+    serve::Server::start(config).expect("start the embedded target")
 }
 
 /// `server`'s URL for `path` (which starts with `/`).
-pub fn url(server: &target::Server, path: &str) -> String {
+pub fn url(server: &serve::Server, path: &str) -> String {
     format!("{}{}", server.url(), &path[1..])
 }
 
@@ -137,7 +138,7 @@ impl Run {
     }
 
     /// Asserts the server counted each of yace's requests exactly once.
-    pub fn counted_once(&self, server: &target::Server) -> target::Stats {
+    pub fn counted_once(&self, server: &serve::Server) -> serve::Stats {
         let seen = settled(server);
         assert_eq!(
             seen.requests,

@@ -18,8 +18,8 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn server() -> target::Server {
-    target::Server::start(target::Config {
+fn server() -> serve::Server {
+    serve::Server::start(serve::Config {
         threads: 1,
         ..Default::default()
     })

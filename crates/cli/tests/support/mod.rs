@@ -15,7 +15,7 @@ pub fn yace() -> Command {
 
 /// The server's counters once they stop moving (connection tallies are
 /// flushed as connections end).
-pub fn settled(server: &target::Server) -> target::Stats {
+pub fn settled(server: &serve::Server) -> serve::Stats {
     let deadline = Instant::now() + Duration::from_secs(3);
     let mut last = server.stats();
     loop {

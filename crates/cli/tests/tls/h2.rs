@@ -132,8 +132,8 @@ fn http2() {
 }
 
 /// The embedded target, HTTP/2 limits as given.
-fn target(max_streams: u32, max_requests: Option<u64>) -> target::Server {
-    target::Server::start(target::Config {
+fn target(max_streams: u32, max_requests: Option<u64>) -> serve::Server {
+    serve::Server::start(serve::Config {
         threads: 1,
         h2_max_streams: max_streams,
         h2_max_requests: max_requests,

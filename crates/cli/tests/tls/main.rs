@@ -414,14 +414,18 @@ fn embedded_target_serves_https_with_its_own_certificate() {
 
 /// The embedded target over HTTPS with a fresh self-signed certificate;
 /// returns it, the certificate's PEM file (for --cacert) and its URL.
-fn embedded_https(name: &str) -> (target::Server, String, String) {
-    let id = target::TlsIdentity::self_signed().unwrap();
+fn embedded_https(name: &str) -> (serve::Server, String, String) {
+    let id = serve::TlsIdentity::self_signed().unwrap();
     assert_eq!(
         id.fingerprint().unwrap().len(),
         32 * 3 - 1,
         "SHA-256 as AA:BB:…"
     );
-    let s = target::Server::start_full(Default::default(), Default::default(), Some(&id)).unwrap();
+    let s = serve::Server::start(serve::Config {
+        tls: Some(id.clone()),
+        ..Default::default()
+    })
+    .unwrap();
     let ca = support::temp_path(&format!("{name}.pem"));
     std::fs::write(&ca, &id.cert_pem).unwrap();
     let url = format!("https://localhost:{}/", s.local_addr().port());

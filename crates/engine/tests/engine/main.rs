@@ -47,16 +47,16 @@ impl Ran {
     }
 }
 
-pub fn server() -> target::Server {
-    target::Server::start(target::Config {
+pub fn server() -> serve::Server {
+    serve::Server::start(serve::Config {
         threads: 1,
-        ..target::Config::default()
+        ..serve::Config::default()
     })
     .expect("embedded server starts")
 }
 
 /// A plan for `path` on `server`: GET, keep-alive, one thread.
-pub fn plan(server: &target::Server, path: &str, load: Load, stop: Stop) -> Plan {
+pub fn plan(server: &serve::Server, path: &str, load: Load, stop: Stop) -> Plan {
     let url = format!("{}{}", server.url(), path.trim_start_matches('/'));
     Plan {
         target: Target::parse(&url).expect("url"),

@@ -5,7 +5,7 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use yace_target::{Config, Hostile, OnAccept, Server};
+use yace_serve::{Config, Hostile, OnAccept, Server};
 
 const SERVER: &str = concat!("Server: yace-target/", env!("CARGO_PKG_VERSION"));
 
@@ -14,7 +14,11 @@ fn start() -> Server {
 }
 
 fn start_with(hostile: Hostile) -> Server {
-    Server::start_with(Config::default(), hostile).expect("server starts")
+    Server::start(Config {
+        hostile,
+        ..Config::default()
+    })
+    .expect("server starts")
 }
 
 /// How reading stopped.
@@ -105,7 +109,7 @@ fn filler(n: usize) -> String {
 }
 
 /// The counters once the connections have ended.
-fn settled(server: &Server) -> yace_target::Stats {
+fn settled(server: &Server) -> yace_serve::Stats {
     let mut last = server.stats();
     for _ in 0..20 {
         std::thread::sleep(Duration::from_millis(50));

@@ -1,8 +1,6 @@
 //! HTTP/2 on the same port as HTTP/1.1, checked with the `h2` crate's own
 //! client: h2c with prior knowledge, and TLS with ALPN.
 
-mod common;
-
 use std::future::{poll_fn, Future};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,7 +12,7 @@ use http::{HeaderMap, Method, Request};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
-use yace_target::{Config, Hostile, Server, Stats, TlsIdentity};
+use yace_serve::{Config, Hostile, Server, Stats, TlsIdentity};
 
 const SERVER: &str = concat!("yace-target/", env!("CARGO_PKG_VERSION"));
 const PATTERN: &[u8; 64] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-\n";
@@ -472,13 +470,13 @@ async fn session_cookies_work_over_h2() {
 
 #[tokio::test]
 async fn idle_close_sends_goaway() {
-    let server = Server::start_with(
-        Config::default(),
-        Hostile {
+    let server = Server::start(Config {
+        hostile: Hostile {
             idle_close: Some(Duration::from_millis(100)),
             ..Hostile::default()
         },
-    )
+        ..Config::default()
+    })
     .unwrap();
     bounded(async {
         let (send, conn) = h2c(&server).await;
@@ -498,15 +496,15 @@ async fn http11_still_works_on_the_same_port() {
         assert_eq!(get(&send, "/").await.status, 200);
         let addr = server.local_addr();
         let h1 = tokio::task::spawn_blocking(move || {
-            let mut c = common::Client::connect(addr);
+            let mut c = crate::common::Client::connect(addr);
             let r = c.get("/bytes/100");
             assert_eq!(r.body.len(), 100);
             // Starts like the preface but is not it: HTTP/1.1 refuses it.
-            let mut c = common::Client::connect(addr);
+            let mut c = crate::common::Client::connect(addr);
             c.send("PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n");
             assert_eq!(c.response().status, 400);
             // Split mid-preface, yet still HTTP/1.1 in the end.
-            let mut c = common::Client::connect(addr);
+            let mut c = crate::common::Client::connect(addr);
             c.send("P");
             std::thread::sleep(Duration::from_millis(20));
             c.send("OST /echo HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi");
@@ -605,7 +603,11 @@ fn tls_connector(id: &TlsIdentity, alpn: &[&[u8]]) -> tokio_rustls::TlsConnector
 #[tokio::test]
 async fn tls_serves_h2_by_alpn_and_http11_otherwise() {
     let id = TlsIdentity::self_signed().unwrap();
-    let server = Server::start_full(Config::default(), Hostile::default(), Some(&id)).unwrap();
+    let server = Server::start(Config {
+        tls: Some(id.clone()),
+        ..Config::default()
+    })
+    .unwrap();
     let name = rustls_pki_types::ServerName::try_from("localhost").unwrap();
     bounded(async {
         let connect = |alpn: &'static [&'static [u8]]| {

@@ -1,9 +1,7 @@
 //! Connection-level HTTP/1.x behaviour: keep-alive, pipelining, HEAD,
 //! closing, request bodies and refusing bad heads.
 
-mod common;
-
-use common::{start, Client};
+use crate::common::{start, Client};
 
 #[test]
 fn keep_alive_serves_many_requests_on_one_connection() {

@@ -1,12 +1,10 @@
 //! What each route answers.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use common::{start, Client};
-use yace_target::{Config, Server};
+use crate::common::{start, Client};
+use yace_serve::{Config, Server};
 
 #[test]
 fn bytes_sends_exactly_n_bytes() {
@@ -145,7 +143,11 @@ fn sleep_waits_without_holding_up_other_connections() {
     assert!(took >= Duration::from_millis(300), "{took:?}");
 }
 
-fn session_get(addr: std::net::SocketAddr, path: &str, cookie: Option<&str>) -> common::Response {
+fn session_get(
+    addr: std::net::SocketAddr,
+    path: &str,
+    cookie: Option<&str>,
+) -> crate::common::Response {
     let mut c = Client::connect(addr);
     let cookie = cookie.map(|id| format!("Cookie: theme=dark; YACESESSID={id}\r\n"));
     c.send(format!(

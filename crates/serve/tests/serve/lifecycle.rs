@@ -1,13 +1,11 @@
 //! Counting, `/_stats`, and starting and stopping servers.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::net::{Ipv6Addr, SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use common::{start, Client};
-use yace_target::{Config, Server, Stats};
+use crate::common::{start, Client};
+use yace_serve::{Config, Server, Stats};
 
 fn stats_over_http(c: &mut Client, path: &str) -> Stats {
     let r = c.get(path);

@@ -1,13 +1,13 @@
 //! A deliberately small, strict HTTP/1.1 client over `std::net::TcpStream`
 //! for checking exactly what the server puts on the wire.
 
-#![allow(dead_code)] // each test binary uses a different part of it
+// Shared by the topic modules.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use yace_target::{Config, Server};
+use yace_serve::{Config, Server};
 
 pub fn start() -> Server {
     Server::start(Config::default()).expect("server starts")

@@ -1,5 +1,5 @@
-//! `yace-target`: the embedded reference HTTP/1.1 and HTTP/2 server that
-//! yace loads.
+//! `yace-serve`: the embedded reference HTTP/1.1 and HTTP/2 server that
+//! yace loads. It prints nothing: `yace serve` (the CLI) announces it.
 //!
 //! It backs `yace serve`, `yace run` without a URL, the integration tests
 //! (which check what the server saw through [`Server::stats`] or
@@ -9,7 +9,7 @@
 //! streamed from a static buffer.
 //!
 //! ```no_run
-//! let server = yace_target::Server::start(yace_target::Config::default())?;
+//! let server = yace_serve::Server::start(yace_serve::Config::default())?;
 //! println!("try {}bytes/1024", server.url());
 //! let stats = server.stats();
 //! server.shutdown();
@@ -117,14 +117,12 @@
 //! | `/bad/refuse` | HTTP/2: RST_STREAM `REFUSED_STREAM` instead of an answer (the client may retry it). Counted, with no status. |
 //! | `/bad/goaway` | HTTP/2: 200 `going away\n`, then a graceful GOAWAY. |
 //!
-//! What no path can select is set with [`Hostile`] through
-//! [`Server::start_with`] (or `yace-target --on-accept close|reset
-//! --idle-close MS`): closing or resetting every connection as soon as it
-//! is accepted, and a keep-alive idle timeout.
-//!
-//! The package also builds a standalone `yace-target [ADDR] [THREADS]`
-//! binary that runs [`serve_foreground`], for pointing other load generators
-//! at the same server.
+//! What no path can select is set with [`Hostile`] in [`Config::hostile`]
+//! (or `yace serve --on-accept close|reset --idle-close 200ms`): closing or
+//! resetting every connection as soon as it is accepted, and a keep-alive
+//! idle timeout. [`serve_until_signal`] runs a server in the foreground
+//! until SIGINT or SIGTERM, for `yace serve` — the way to point another
+//! load generator at the same server.
 
 mod conn;
 mod http;
@@ -137,7 +135,7 @@ mod stream;
 mod tls;
 
 use std::fmt;
-use std::io::{self, Write};
+use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
@@ -158,7 +156,10 @@ const LISTEN_BACKLOG: u32 = 4096;
 /// `http2_max_concurrent_streams`, so that clients meet a familiar limit.
 pub const H2_MAX_STREAMS: u32 = 128;
 
-/// Where and with how much parallelism to serve, and HTTP/2's limits.
+/// Everything about a server: where and with how much parallelism to
+/// serve, HTTP/2's limits, HTTPS, and any misbehaviour. One struct, one
+/// [`Server::start`]; fields a caller does not care about come from
+/// [`Config::default`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     /// Address to bind; port 0 picks a free port (see [`Server::local_addr`]).
@@ -175,6 +176,11 @@ pub struct Config {
     /// (nginx's `keepalive_requests`, which HTTP/2 obeys too). At least 1;
     /// `None`, the default, sets no limit.
     pub h2_max_requests: Option<u64>,
+    /// Misbehaviour no request path selects; none by default.
+    pub hostile: Hostile,
+    /// Serve HTTPS with this certificate (HTTP/2 by ALPN); plain HTTP
+    /// (HTTP/2 by prior knowledge) when `None`, the default.
+    pub tls: Option<TlsIdentity>,
 }
 
 impl Default for Config {
@@ -184,12 +190,14 @@ impl Default for Config {
             threads: 0,
             h2_max_streams: H2_MAX_STREAMS,
             h2_max_requests: None,
+            hostile: Hostile::default(),
+            tls: None,
         }
     }
 }
 
-/// Misbehaviour that no request path can select, for a server started with
-/// [`Server::start_with`]. The default misbehaves in no way.
+/// Misbehaviour that no request path can select ([`Config::hostile`]). The
+/// default misbehaves in no way.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Hostile {
     /// What to do with every connection as soon as it is accepted, before
@@ -221,6 +229,7 @@ pub(crate) struct Shared {
     pub(crate) tls: Option<tokio_rustls::TlsAcceptor>,
     pub(crate) h2_max_streams: u32,
     pub(crate) h2_max_requests: Option<u64>,
+    pub(crate) tls_fingerprint: Option<String>,
 }
 
 /// A server running on its own background threads (its own tokio runtime, so
@@ -248,23 +257,11 @@ impl fmt::Debug for Server {
 impl Server {
     /// Binds and starts serving. The listener is bound before this returns,
     /// so with port 0 [`Server::local_addr`] already has the real port.
-    pub fn start(config: Config) -> io::Result<Server> {
-        Server::start_with(config, Hostile::default())
-    }
-
-    /// Like [`Server::start`], misbehaving as `hostile` says.
-    pub fn start_with(config: Config, hostile: Hostile) -> io::Result<Server> {
-        Server::start_full(config, hostile, None)
-    }
-
-    /// Like [`Server::start_with`], serving HTTPS with `tls` when given.
     ///
     /// Fails with [`io::ErrorKind::InvalidInput`] for a zero HTTP/2 limit.
-    pub fn start_full(
-        config: Config,
-        hostile: Hostile,
-        tls: Option<&TlsIdentity>,
-    ) -> io::Result<Server> {
+    pub fn start(config: Config) -> io::Result<Server> {
+        let hostile = config.hostile;
+        let tls = config.tls.as_ref();
         if config.h2_max_streams == 0 {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -289,6 +286,7 @@ impl Server {
             tls: acceptor,
             h2_max_streams: config.h2_max_streams,
             h2_max_requests: config.h2_max_requests,
+            tls_fingerprint: tls.map(TlsIdentity::fingerprint).transpose()?,
         });
         let (stop, stop_rx) = mpsc::channel();
         let (stopped_tx, stopped) = mpsc::channel();
@@ -298,11 +296,11 @@ impl Server {
         // dropping a runtime from inside another one panics, and callers such
         // as async tests may well be inside one.
         let thread = std::thread::Builder::new()
-            .name("yace-target".into())
+            .name("yace-serve".into())
             .spawn(move || {
                 let bound = tokio::runtime::Builder::new_multi_thread()
                     .worker_threads(threads)
-                    .thread_name("yace-target-worker")
+                    .thread_name("yace-serve-worker")
                     .enable_all()
                     .build()
                     .and_then(|rt| {
@@ -329,7 +327,7 @@ impl Server {
             })?;
         let addr = ready_rx
             .recv()
-            .map_err(|_| io::Error::other("yace-target server thread exited during start"));
+            .map_err(|_| io::Error::other("yace-serve server thread exited during start"));
         match addr.and_then(|a| a) {
             Ok(addr) => Ok(Server {
                 addr,
@@ -476,46 +474,28 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
 
 /// Serves in the foreground until SIGINT or SIGTERM (for `yace serve`).
 ///
-/// Prints `yace serve: listening on http://ADDR/` to stdout once the socket
-/// is bound and the signals are being watched, so a supervisor that waits
-/// for that line can signal right away.
-pub fn serve_foreground(config: Config) -> io::Result<()> {
-    serve_foreground_with(config, Hostile::default())
-}
-
-/// [`serve_foreground`], misbehaving as `hostile` says.
-pub fn serve_foreground_with(config: Config, hostile: Hostile) -> io::Result<()> {
-    serve_foreground_full(config, hostile, None)
-}
-
-/// [`serve_foreground_with`], serving HTTPS with `tls` when given (its
-/// certificate's fingerprint is printed too).
-pub fn serve_foreground_full(
+/// `ready` is called once the socket is bound and the signals are being
+/// watched — the caller announces the server there (this library prints
+/// nothing), and a supervisor that waits for that announcement can signal
+/// right away. Returns after a clean shutdown.
+pub fn serve_until_signal(
     config: Config,
-    hostile: Hostile,
-    tls: Option<&TlsIdentity>,
+    ready: impl FnOnce(&Server) -> io::Result<()>,
 ) -> io::Result<()> {
     let signals = signal::StopSignals::block()?;
-    let server = Server::start_full(config, hostile, tls)?;
-    let mut out = io::stdout().lock();
-    let scheme = if tls.is_some() { "https" } else { "http" };
-    if let Some(t) = tls {
-        writeln!(
-            out,
-            "yace serve: TLS certificate SHA-256 {}",
-            t.fingerprint()?
-        )?;
-    }
-    writeln!(
-        out,
-        "yace serve: listening on {scheme}://{}/",
-        server.local_addr()
-    )?;
-    out.flush()?;
-    drop(out);
+    let server = Server::start(config)?;
+    ready(&server)?;
     signals.wait();
     server.shutdown();
     Ok(())
+}
+
+impl Server {
+    /// The HTTPS certificate's SHA-256 fingerprint, when the server has one
+    /// (for an announcement a user can check a client against).
+    pub fn tls_fingerprint(&self) -> Option<String> {
+        self.shared.tls_fingerprint.clone()
+    }
 }
 
 #[cfg(unix)]

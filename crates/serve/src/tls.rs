@@ -8,7 +8,7 @@ use std::io;
 use std::sync::Arc;
 
 /// A certificate and its key, PEM.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TlsIdentity {
     pub cert_pem: String,
     pub key_pem: String,
