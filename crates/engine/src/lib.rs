@@ -7,12 +7,13 @@ pub mod codec;
 mod flow;
 pub mod h2;
 pub mod http;
-mod sample;
 mod sys;
 pub mod tls;
 mod worker;
 
 pub use flow::{Fixed, FixedUser, Flow, Next};
+// The vocabulary shared with stats and reports lives in its own small
+// crate, so they need not link the engine (rustls, epoll) to speak it.
 pub use sample::{Outcome, Sample, Sink};
 pub use worker::WorkerReport;
 

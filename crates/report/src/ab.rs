@@ -3,7 +3,7 @@
 //! named in a closing "yace notes" section.
 
 use crate::fmt::count;
-use engine::Outcome;
+use sample::Outcome;
 use stats::hist::Distribution;
 use stats::{EndReason, RunResult};
 use std::io::{self, Write};

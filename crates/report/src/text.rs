@@ -1,8 +1,8 @@
 //! The terminal summary of a run.
 
 use crate::fmt::{bytes, count, duration_us};
-use engine::Outcome;
 use plan::Load;
+use sample::Outcome;
 use stats::{EndReason, RunResult};
 use std::io::{self, Write};
 

@@ -5,8 +5,8 @@
 
 use crate::hist::{new_coarse_hist, new_hist, record_ns};
 use crate::series::{SecondAcc, Series};
-use engine::{Outcome, Sample, Sink};
 use hdrhistogram::Histogram;
+use sample::{Outcome, Sample, Sink};
 use std::sync::{Arc, Mutex};
 
 const SECOND: u64 = 1_000_000_000;

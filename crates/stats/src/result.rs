@@ -6,8 +6,8 @@
 use crate::hist::{encode, Distribution};
 use crate::recorder::Totals;
 use crate::series::SecondRow;
-use engine::Outcome;
 use plan::Plan;
+use sample::Outcome;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -17,9 +17,9 @@
 use super::{note_handshake, token, St, Worker, CAPTURE_MAX, NEVER};
 use crate::flow::Flow;
 use crate::h2::{self, ClientConn, Event};
-use crate::sample::{Outcome, Sink};
 use crate::sys::{self, Connecting};
 use crate::tls::Handshake;
+use sample::{Outcome, Sink};
 use std::collections::VecDeque;
 use std::os::fd::RawFd;
 

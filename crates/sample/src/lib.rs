@@ -1,6 +1,10 @@
 //! The facts the engine reports about each request, and the narrow trait it
 //! pushes them through (STYLE.md §6): statistics, file recorders and test
-//! collectors are all just [`Sink`]s.
+//! collectors are all just [`Sink`]s. A crate of its own, the vocabulary
+//! the engine, the statistics and the reports share: `stats` and `report`
+//! depend on it, not on the engine.
+
+#![forbid(unsafe_code)]
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
