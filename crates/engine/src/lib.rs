@@ -33,8 +33,8 @@ pub enum EngineError {
     },
     #[error("host '{0}' resolved to no address")]
     NoAddress(String),
-    #[error("{0}")]
-    Tls(String),
+    #[error(transparent)]
+    Tls(#[from] tls::TlsError),
     #[error("HTTP/2: {0}")]
     Http2(String),
     #[error("cannot start worker {worker}: {source}")]

@@ -9,6 +9,7 @@ use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, Error, Signa
 use rustls_pki_types::pem::PemObject;
 use std::io;
 use std::os::fd::RawFd;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The shared client configuration and the name to verify and send as SNI.
@@ -31,14 +32,73 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-/// Builds the client configuration from the plan. Errors name the option
+/// Why HTTPS could not be set up: typed, with the plan field at fault (see
+/// [`TlsError::field`]), so a front end names its own flag for it.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    #[error("TLS: {0}")]
+    Provider(rustls::Error),
+    #[error("{}: {source}", path.display())]
+    ReadPem {
+        field: plan::Field,
+        path: PathBuf,
+        source: rustls_pki_types::pem::Error,
+    },
+    #[error("{}: not PEM certificates: {source}", path.display())]
+    NotPem {
+        field: plan::Field,
+        path: PathBuf,
+        source: rustls_pki_types::pem::Error,
+    },
+    #[error("{}: no certificate in the file", path.display())]
+    NoCertificate { path: PathBuf },
+    #[error("{}: unusable certificate: {source}", path.display())]
+    Unusable {
+        path: PathBuf,
+        source: rustls::Error,
+    },
+    #[error(
+        "no system CA certificates found (install Debian's ca-certificates, or pass a CA \
+             file, or turn verification off)"
+    )]
+    NoSystemRoots,
+    #[error("{}: no private key: {source}", path.display())]
+    NoKey {
+        path: PathBuf,
+        source: rustls_pki_types::pem::Error,
+    },
+    #[error("{0}")]
+    ClientAuth(rustls::Error),
+    #[error("a client certificate and its key go together")]
+    CertWithoutKey,
+    #[error("'{host}' is not a valid TLS server name: {reason}")]
+    ServerName { host: String, reason: String },
+}
+
+impl TlsError {
+    /// The plan field the problem is about, for the front end's spelling
+    /// (`--cacert`, `--cert`, `--key`); `None` for what no flag caused.
+    pub fn field(&self) -> Option<plan::Field> {
+        use plan::Field;
+        match self {
+            TlsError::ReadPem { field, .. } | TlsError::NotPem { field, .. } => Some(*field),
+            TlsError::NoCertificate { .. } | TlsError::Unusable { .. } => Some(Field::CaCert),
+            TlsError::NoKey { .. } => Some(Field::ClientKey),
+            TlsError::ClientAuth(_) | TlsError::CertWithoutKey => Some(Field::ClientCert),
+            TlsError::Provider(_) | TlsError::NoSystemRoots | TlsError::ServerName { .. } => None,
+        }
+    }
+}
+
+/// Builds the client configuration from the plan. Errors name the field
 /// and the file.
 /// `http2`: offer only `h2` in ALPN (the server must agree, or the
 /// connection is reported as [`crate::Outcome::NoHttp2`]).
-pub fn setup(opts: &plan::TlsOptions, host: &str, http2: bool) -> Result<TlsSetup, String> {
+pub fn setup(opts: &plan::TlsOptions, host: &str, http2: bool) -> Result<TlsSetup, TlsError> {
+    use plan::Field;
     let builder = ClientConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS: {e}"))?;
+        .map_err(TlsError::Provider)?;
     let builder = if opts.insecure {
         builder
             .dangerous()
@@ -48,20 +108,24 @@ pub fn setup(opts: &plan::TlsOptions, host: &str, http2: bool) -> Result<TlsSetu
         match &opts.cacert {
             Some(path) => {
                 let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
-                    .map_err(|e| format!("--cacert {}: {e}", path.display()))?
+                    .map_err(|source| TlsError::ReadPem {
+                        field: Field::CaCert,
+                        path: path.clone(),
+                        source,
+                    })?
                     .collect::<Result<_, _>>()
-                    .map_err(|e| {
-                        format!("--cacert {}: not PEM certificates: {e}", path.display())
+                    .map_err(|source| TlsError::NotPem {
+                        field: Field::CaCert,
+                        path: path.clone(),
+                        source,
                     })?;
                 if certs.is_empty() {
-                    return Err(format!(
-                        "--cacert {}: no certificate in the file",
-                        path.display()
-                    ));
+                    return Err(TlsError::NoCertificate { path: path.clone() });
                 }
                 for c in certs {
-                    roots.add(c).map_err(|e| {
-                        format!("--cacert {}: unusable certificate: {e}", path.display())
+                    roots.add(c).map_err(|source| TlsError::Unusable {
+                        path: path.clone(),
+                        source,
                     })?;
                 }
             }
@@ -71,11 +135,7 @@ pub fn setup(opts: &plan::TlsOptions, host: &str, http2: bool) -> Result<TlsSetu
                     let _ = roots.add(c);
                 }
                 if roots.is_empty() {
-                    return Err(
-                        "no system CA certificates found (install Debian's ca-certificates, \
-                                or pass --cacert FILE, or --insecure)"
-                            .into(),
-                    );
+                    return Err(TlsError::NoSystemRoots);
                 }
             }
         }
@@ -84,17 +144,27 @@ pub fn setup(opts: &plan::TlsOptions, host: &str, http2: bool) -> Result<TlsSetu
     let mut config = match (&opts.cert, &opts.key) {
         (Some(cert), Some(key)) => {
             let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
-                .map_err(|e| format!("--cert {}: {e}", cert.display()))?
+                .map_err(|source| TlsError::ReadPem {
+                    field: Field::ClientCert,
+                    path: cert.clone(),
+                    source,
+                })?
                 .collect::<Result<_, _>>()
-                .map_err(|e| format!("--cert {}: not PEM certificates: {e}", cert.display()))?;
-            let key = PrivateKeyDer::from_pem_file(key)
-                .map_err(|e| format!("--key {}: no private key: {e}", key.display()))?;
+                .map_err(|source| TlsError::NotPem {
+                    field: Field::ClientCert,
+                    path: cert.clone(),
+                    source,
+                })?;
+            let key = PrivateKeyDer::from_pem_file(key).map_err(|source| TlsError::NoKey {
+                path: key.clone(),
+                source,
+            })?;
             builder
                 .with_client_auth_cert(chain, key)
-                .map_err(|e| format!("--cert/--key: {e}"))?
+                .map_err(TlsError::ClientAuth)?
         }
         (None, None) => builder.with_no_client_auth(),
-        _ => return Err("--cert and --key go together".into()),
+        _ => return Err(TlsError::CertWithoutKey),
     };
     config.alpn_protocols = vec![if http2 {
         b"h2".to_vec()
@@ -104,8 +174,10 @@ pub fn setup(opts: &plan::TlsOptions, host: &str, http2: bool) -> Result<TlsSetu
     if !opts.resume {
         config.resumption = rustls::client::Resumption::disabled();
     }
-    let server_name = ServerName::try_from(host.to_owned())
-        .map_err(|e| format!("'{host}' is not a valid TLS server name: {e}"))?;
+    let server_name = ServerName::try_from(host.to_owned()).map_err(|e| TlsError::ServerName {
+        host: host.to_owned(),
+        reason: e.to_string(),
+    })?;
     Ok(TlsSetup {
         config: Arc::new(config),
         server_name,

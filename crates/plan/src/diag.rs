@@ -36,6 +36,14 @@ pub enum Field {
     Timeout,
     ConnectTimeout,
     Proxy,
+    /// TLS certificate verification off.
+    Insecure,
+    /// Trust these CA certificates.
+    CaCert,
+    /// The client certificate (mutual TLS).
+    ClientCert,
+    /// The client certificate's key.
+    ClientKey,
 }
 
 impl Field {
@@ -67,13 +75,17 @@ impl Field {
             Field::Timeout => "timeout",
             Field::ConnectTimeout => "connect_timeout",
             Field::Proxy => "proxy",
+            Field::Insecure => "insecure",
+            Field::CaCert => "cacert",
+            Field::ClientCert => "cert",
+            Field::ClientKey => "key",
         }
     }
 }
 
 /// How a front end names the fields: in the place of an error (`name`) and
 /// in an example command of a hint (`usage`).
-pub trait Spelling {
+pub trait Spelling: fmt::Debug + Sync {
     /// `-c/--connections`.
     fn name(&self, field: Field) -> &'static str;
     /// `-c`, as in `e.g. -c 10`.

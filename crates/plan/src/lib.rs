@@ -526,6 +526,7 @@ mod tests {
 
     #[test]
     fn each_front_end_spells_the_fields() {
+        #[derive(Debug)]
         struct Short;
         impl Spelling for Short {
             fn name(&self, f: Field) -> &'static str {

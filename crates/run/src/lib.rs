@@ -42,6 +42,9 @@ pub struct Job {
     pub script: Script,
     /// Judged against the result when the run ends.
     pub thresholds: Vec<Threshold>,
+    /// How the result's warnings name a setting they suggest: the caller's
+    /// flags (`plan::Keys` for neutral names).
+    pub spelling: &'static dyn plan::Spelling,
 }
 
 /// Where the plan's requests go.
@@ -145,6 +148,7 @@ pub struct Prepared {
     embedded: Option<Embedded>,
     script: Script,
     thresholds: Vec<Threshold>,
+    spelling: &'static dyn plan::Spelling,
 }
 
 /// Gets a job ready: raises the open-file limit if it can, checks this
@@ -157,6 +161,7 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
         target,
         script,
         thresholds,
+        spelling,
     } = job;
     let (url, embedded) = match target {
         // As messages show it: no password or secret query value.
@@ -179,7 +184,11 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
     }
     let failed = |e: Error, notes: &[Note]| e.with_notes(notes.to_vec());
     if let Err(e) = engine::tls_setup(&plan) {
-        return Err(failed(Error::usage(e.to_string()), &notes));
+        let message = match &e {
+            engine::EngineError::Tls(t) => tls_message(t, spelling),
+            other => other.to_string(),
+        };
+        return Err(failed(Error::usage(message), &notes));
     }
     let addr = match engine::resolve(&plan) {
         Ok(a) => a,
@@ -214,7 +223,37 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
         embedded,
         script,
         thresholds,
+        spelling,
     })
+}
+
+/// A TLS set-up problem, naming the caller's flag for the field at fault:
+/// `--cacert ca.pem: no certificate in the file`.
+fn tls_message(e: &engine::tls::TlsError, s: &dyn plan::Spelling) -> String {
+    use engine::tls::TlsError;
+    use plan::Field;
+    match e {
+        TlsError::NoSystemRoots => format!(
+            "no system CA certificates found (install Debian's ca-certificates, or pass {} FILE, \
+             or {})",
+            s.name(Field::CaCert),
+            s.name(Field::Insecure)
+        ),
+        TlsError::CertWithoutKey => format!(
+            "{} and {} go together",
+            s.name(Field::ClientCert),
+            s.name(Field::ClientKey)
+        ),
+        TlsError::ClientAuth(inner) => format!(
+            "{}/{}: {inner}",
+            s.name(Field::ClientCert),
+            s.name(Field::ClientKey)
+        ),
+        other => match other.field() {
+            Some(f) => format!("{} {other}", s.name(f)),
+            None => other.to_string(),
+        },
+    }
 }
 
 /// What a finished (or stopped) run leaves.
@@ -414,6 +453,7 @@ impl Prepared {
                 tls,
                 http2,
             },
+            self.spelling,
         );
         if result
             .outcomes

@@ -258,7 +258,14 @@ pub struct RunFacts {
 
 impl RunResult {
     /// Assembles the result from merged totals, the series and the facts.
-    pub fn build(t: &Totals, series: Vec<SecondRow>, f: RunFacts) -> RunResult {
+    /// Warnings that suggest a setting name it as `spell` does (the front
+    /// end's flag: `-t` for yace run, `--threads` for yace ab).
+    pub fn build(
+        t: &Totals,
+        series: Vec<SecondRow>,
+        f: RunFacts,
+        spell: &dyn plan::Spelling,
+    ) -> RunResult {
         let open = !matches!(f.plan.load, plan::Load::Closed { .. });
         let secs = f.duration_ns as f64 / 1e9;
         let per_s = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
@@ -279,9 +286,10 @@ impl RunResult {
         if saturated {
             warnings.push(format!(
                 "the load generator was saturated: its busiest thread was on CPU {:.0}% of the \
-                 time, so the client may have limited the rate; add threads (-t) or client \
+                 time, so the client may have limited the rate; add threads ({}) or client \
                  machines",
-                f.busiest_thread * 100.0
+                f.busiest_thread * 100.0,
+                spell.usage(plan::Field::Threads)
             ));
         }
         let e = &f.environment;
@@ -293,17 +301,17 @@ impl RunResult {
             );
         }
         if f.tls.as_ref().is_some_and(|t| !t.verified) {
-            warnings.push(
-                "certificate verification was OFF (--insecure): the server's identity was not \
-                 checked"
-                    .into(),
-            );
+            warnings.push(format!(
+                "certificate verification was OFF ({}): the server's identity was not checked",
+                spell.name(plan::Field::Insecure)
+            ));
         }
         if let Some(h) = &f.http2 {
             if let Some(m) = h.server_max_streams.filter(|&m| m < h.streams) {
                 warnings.push(format!(
                     "the server allows {m} concurrent streams per connection, fewer than \
-                     --streams {}: at most {m} requests were in flight per connection",
+                     {} {}: at most {m} requests were in flight per connection",
+                    spell.usage(plan::Field::Streams),
                     h.streams
                 ));
             }

@@ -138,6 +138,7 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
         target: ::run::TargetChoice::Url(url),
         script: ::run::Script::Request,
         thresholds: Vec::new(),
+        spelling: &crate::flags::AbFlags,
     })?;
     let csv_out = create_output("-e", a.csv.as_deref())?;
     let gnuplot_out = create_output("-g", a.gnuplot.as_deref())?;

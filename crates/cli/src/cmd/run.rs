@@ -44,6 +44,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         target,
         script: Script::Request,
         thresholds,
+        spelling: &RunFlags,
     })?;
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let live = !a.quiet && std::io::stderr().is_terminal();
@@ -115,6 +116,7 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         target: embedded.map_or(TargetChoice::Url(url), TargetChoice::Embedded),
         script: Script::Scenario(Box::new(sc)),
         thresholds,
+        spelling: &RunFlags,
     })?;
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let done = driver::execute(prepared, |_| (), |_| {})?;

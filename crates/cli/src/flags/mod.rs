@@ -14,4 +14,4 @@ pub use ab::ab_plan;
 pub use parts::thresholds;
 pub use run::run_plan;
 pub use scenario::{scenario_plan, scenario_thresholds};
-pub use spelling::RunFlags;
+pub use spelling::{AbFlags, RunFlags};

@@ -35,6 +35,10 @@ impl Spelling for RunFlags {
             Field::ConnectTimeout => "--connect-timeout",
             // `yace run` has no proxy flag; only a plan file could set one.
             Field::Proxy => "proxy",
+            Field::Insecure => "--insecure",
+            Field::CaCert => "--cacert",
+            Field::ClientCert => "--cert",
+            Field::ClientKey => "--key",
         }
     }
 

@@ -32,6 +32,7 @@ fn job(seconds: u64) -> Job {
         target: TargetChoice::Embedded(server),
         script: Script::Request,
         thresholds: vec![stats::threshold::Threshold::parse("errors<1%", None).unwrap()],
+        spelling: &plan::Keys,
     }
 }
 
