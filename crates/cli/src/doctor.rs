@@ -4,15 +4,15 @@
 //! target gets one timed request (`probe`). [`preflight`] is the cheap
 //! subset `yace run` calls before it sends any load.
 
-mod checks;
 mod probe;
 mod render;
-mod system;
 
 use crate::{exit, Failure};
-use checks::Churn;
 use clap::Args;
-use plan::{Load, Plan, Scheme, Target};
+use host::checks::{self, Churn};
+use host::facts;
+pub use host::{Check, Level};
+use plan::{Scheme, Target};
 use probe::{ProbeError, Probed};
 use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -70,6 +70,10 @@ pub struct DoctorArgs {
     /// Print one JSON document (yace.doctor.v1) on stdout instead of the checklist.
     #[arg(long = "json")]
     pub json: bool,
+
+    /// HTTPS: as for `yace run` (the probe verifies the certificate the same way).
+    #[command(flatten)]
+    pub tls: crate::args::TlsArgs,
 }
 
 fn count_arg(s: &str) -> Result<u64, String> {
@@ -87,155 +91,6 @@ fn rate_arg(s: &str) -> Result<f64, String> {
             "'{s}' is not a positive number of connections per second (e.g. --rate 5000)"
         )),
     }
-}
-
-/// A check's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Ok,
-    Warn,
-    Fail,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Ok => "ok",
-            Level::Warn => "warn",
-            Level::Fail => "fail",
-        }
-    }
-}
-
-/// One line of the checklist.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Check {
-    pub name: &'static str,
-    pub level: Level,
-    pub finding: String,
-    /// More lines under the finding (the probe's phases).
-    pub details: Vec<String>,
-    /// Commands that fix it, one per line; lines starting with `#` are advice.
-    pub fix: Vec<String>,
-}
-
-impl Check {
-    pub fn new(name: &'static str, level: Level, finding: String) -> Self {
-        Check {
-            name,
-            level,
-            finding,
-            details: Vec::new(),
-            fix: Vec::new(),
-        }
-    }
-
-    pub fn fix(mut self, line: String) -> Self {
-        self.fix.push(line);
-        self
-    }
-
-    pub fn detail(mut self, line: String) -> Self {
-        self.details.push(line);
-        self
-    }
-
-    /// The check as one sentence, for `yace run`'s warnings.
-    fn sentence(&self) -> String {
-        let mut s = format!("{}: {}", self.name, self.finding);
-        let fixes: Vec<&str> = self
-            .fix
-            .iter()
-            .map(|f| f.trim_start_matches('#').trim())
-            .collect();
-        if !fixes.is_empty() {
-            s.push_str(&format!(" (fix: {})", fixes.join("; ")));
-        }
-        s
-    }
-}
-
-/// The cheap checks for a plan about to run: the open-file limit against
-/// its connections, the port range (and TIME_WAIT at an open-model rate)
-/// when connections are not kept alive, and threads against the CPUs this
-/// process may use. Returns one sentence per problem; empty when all is well.
-///
-/// `yace run` calls it after building the plan and before the load, and
-/// prints each as `warning: …` on stderr. Call [`raise_nofile`] first, so
-/// a soft limit it could raise is not reported.
-pub fn preflight(plan: &Plan) -> Vec<String> {
-    let connections = plan.load.max_connections();
-    let mut out = vec![checks::open_files(
-        system::nofile(),
-        system::nr_open(),
-        connections,
-    )];
-    if !plan.keepalive {
-        let range = system::port_range();
-        out.push(checks::ports(range, connections));
-        if let Load::Open { stages, .. } = &plan.load {
-            let peak = stages
-                .iter()
-                .flat_map(|s| [s.from, s.to])
-                .fold(0.0, f64::max);
-            let host = plan.connect_to().0;
-            let loopback = host
-                .parse::<std::net::IpAddr>()
-                .map(|ip| ip.is_loopback())
-                .ok()
-                .or((host == "localhost").then_some(true));
-            out.push(checks::time_wait(
-                range,
-                Churn::Rate {
-                    per_s: peak,
-                    estimated: false,
-                },
-                system::tw_reuse(),
-                system::timestamps(),
-                loopback,
-            ));
-        }
-    }
-    out.push(checks::cpus(&system::cpus(), plan.threads, connections));
-    out.iter()
-        .filter(|c| c.level != Level::Ok)
-        .map(Check::sentence)
-        .collect()
-}
-
-/// File descriptors a run with `connections` needs: one each plus 64
-/// for yace itself. With the embedded target in the same process (`yace run`
-/// without a URL) the server's ends count too: pass twice the connections.
-pub fn fds_needed(connections: u64) -> u64 {
-    checks::fds_needed(connections)
-}
-
-/// Raises the soft RLIMIT_NOFILE to `needed` file descriptors, as far as
-/// the hard limit allows (no privilege needed; only this process and its
-/// children are affected). Returns a note of what it did; `None` when the
-/// limit already sufficed or could not be changed.
-pub fn raise_nofile(needed: u64) -> Option<String> {
-    let l = system::nofile()?;
-    if l.soft >= needed || l.soft >= l.hard {
-        return None;
-    }
-    let to = needed.min(l.hard);
-    system::set_nofile_soft(to, l.hard).ok()?;
-    let from = report::count(l.soft);
-    Some(if to >= needed {
-        format!(
-            "raised the open-file limit (soft RLIMIT_NOFILE) from {from} to {} for this run",
-            report::count(to)
-        )
-    } else {
-        format!(
-            "raised the open-file limit from {from} to the hard limit {}, still short of the {} \
-             needed: as root, `ulimit -Hn {n} && ulimit -n {n}` before yace",
-            report::count(to),
-            report::count(needed),
-            n = checks::suggested_nofile(needed)
-        )
-    })
 }
 
 /// Resolves the target, timing the lookup.
@@ -284,34 +139,28 @@ impl Findings {
 }
 
 fn gather(a: &DoctorArgs, target: Option<&Target>) -> Findings {
-    let threads = a
-        .threads
-        .map_or_else(crate::environment::cpus, |t| t as usize);
-    let cpus = system::cpus();
-    let range = system::port_range();
+    let threads = a.threads.map_or_else(host::cpus, |t| t as usize);
+    let cpus = facts::cpus();
+    let range = facts::port_range();
     let mut target_checks = Vec::new();
     let mut resolved = None;
     let mut probed = None;
     if let Some(t) = target {
-        if t.scheme == Scheme::Https {
-            target_checks.push(
-                Check::new(
-                    "target",
-                    Level::Fail,
-                    "https:// is not supported yet: yace speaks http://".into(),
-                )
-                .fix(format!(
-                    "yace doctor 'http://{}{}'   # if the server also serves plain HTTP",
-                    t.host_header, t.path
-                )),
-            );
-        } else {
+        // HTTPS as yace run sets it up: the same roots, --cacert, --insecure.
+        let tls = match t.scheme {
+            Scheme::Http => Ok(None),
+            Scheme::Https => engine::tls::setup(&a.tls.options(), &t.host, false).map(Some),
+        };
+        if let Err(e) = &tls {
+            let e = ::run::tls_message(e, &crate::flags::RunFlags);
+            target_checks.push(Check::new("target", Level::Fail, format!("HTTPS: {e}")));
+        } else if let Ok(tls) = tls {
             match resolve(t) {
                 Err(c) => target_checks.push(c),
                 Ok((addr, dns)) => {
-                    let local = system::is_local(addr.ip(), &system::local_ips());
+                    let local = facts::is_local(addr.ip(), &facts::local_ips());
                     let listeners = if local.is_some() {
-                        system::listeners(addr.port())
+                        facts::listeners(addr.port())
                     } else {
                         Vec::new()
                     };
@@ -322,6 +171,7 @@ fn gather(a: &DoctorArgs, target: Option<&Target>) -> Findings {
                         dns,
                         probe::CONNECT_TIMEOUT,
                         probe::RESPONSE_TIMEOUT,
+                        tls.as_ref(),
                     );
                     target_checks.push(probe::verdict(&p, t, !a.no_keepalive));
                     resolved = Some((addr, local));
@@ -359,19 +209,19 @@ fn gather(a: &DoctorArgs, target: Option<&Target>) -> Findings {
         (None, true, None) => Churn::Unknown,
     };
     let mut all = vec![
-        checks::open_files(system::nofile(), system::nr_open(), a.connections),
+        checks::open_files(facts::nofile(), facts::nr_open(), a.connections),
         checks::ports(range, a.connections),
         checks::time_wait(
             range,
             churn,
-            system::tw_reuse(),
-            system::timestamps(),
+            facts::tw_reuse(),
+            facts::timestamps(),
             loopback,
         ),
-        checks::somaxconn(system::somaxconn(), a.connections, local),
+        checks::somaxconn(facts::somaxconn(), a.connections, local),
         checks::cpus(&cpus, threads, a.connections),
     ];
-    if let Some((max, current)) = system::conntrack() {
+    if let Some((max, current)) = facts::conntrack() {
         all.push(checks::conntrack(max, current, a.connections, churn));
     }
     all.extend(target_checks);
@@ -431,78 +281,6 @@ mod tests {
         let fail = Check::new("c", Level::Fail, "bad".into()).fix("do y".into());
         assert_eq!(findings(vec![ok.clone(), warn.clone()]).exit_code(), 0);
         assert_eq!(findings(vec![ok, warn, fail]).exit_code(), 1);
-    }
-
-    #[test]
-    fn sentences_for_run() {
-        let c = Check::new("ports", Level::Warn, "few ports".into())
-            .fix("sysctl -w x=1".into())
-            .fix("# or keep connections alive".into());
-        assert_eq!(
-            c.sentence(),
-            "ports: few ports (fix: sysctl -w x=1; or keep connections alive)"
-        );
-    }
-
-    fn plan(connections: u64, threads: usize, keepalive: bool) -> Plan {
-        Plan {
-            target: Target::parse("http://127.0.0.1:1/").unwrap(),
-            request: plan::RequestSpec::new("GET", Vec::new(), Vec::new()),
-            load: Load::Closed { connections },
-            stop: plan::Stop {
-                requests: None,
-                duration: Some(Duration::from_secs(1)),
-            },
-            threads,
-            keepalive,
-            timeouts: Default::default(),
-            socket: Default::default(),
-            tls: Default::default(),
-            http2: None,
-            secrets: Default::default(),
-        }
-    }
-
-    #[test]
-    fn preflight_is_quiet_when_fine_and_names_the_problem() {
-        assert_eq!(preflight(&plan(10, 1, true)), Vec::<String>::new());
-        let hard = system::nofile().unwrap().hard;
-        if hard < u64::MAX / 2 {
-            let w = preflight(&plan(hard, 1, true));
-            assert!(
-                w.iter()
-                    .any(|s| s.starts_with("open_files: ") && s.contains("ulimit")),
-                "{w:?}"
-            );
-        }
-        let w = preflight(&plan(10_000, 4096, true));
-        assert!(w.iter().any(|s| s.starts_with("cpus: ")), "{w:?}");
-        // Ports only matter without keep-alive.
-        let w = preflight(&plan(70_000, 1, false));
-        assert!(w.iter().any(|s| s.starts_with("ports: ")), "{w:?}");
-        assert!(!preflight(&plan(70_000, 1, true))
-            .iter()
-            .any(|s| s.starts_with("ports: ")));
-    }
-
-    #[test]
-    fn raises_the_soft_limit_up_to_the_hard_one() {
-        let l = system::nofile().unwrap();
-        if l.hard == u64::MAX || l.hard < 256 {
-            return; // Nothing sensible to lower and raise here.
-        }
-        let low = l.hard / 2;
-        system::set_nofile_soft(low, l.hard).unwrap();
-        let note = raise_nofile(low + 10);
-        let now = system::nofile().unwrap();
-        let short = raise_nofile(l.hard + 1);
-        let after = system::nofile().unwrap();
-        system::set_nofile_soft(l.soft, l.hard).unwrap();
-        assert_eq!(now.soft, low + 10);
-        assert!(note.unwrap().starts_with("raised the open-file limit"));
-        assert_eq!(after.soft, l.hard);
-        assert!(short.unwrap().contains("still short"));
-        assert_eq!(raise_nofile(1), None);
     }
 
     #[test]

@@ -5,17 +5,14 @@
 //! `cmd` has one module per command (doctor has its own, `doctor/`), and
 //! `failure` the exit codes.
 
+// System calls live in the libraries (host, engine): the binary has none.
+#![forbid(unsafe_code)]
+
 mod args;
 mod cmd;
-// The run library now does the preflight and reads the environment; these
-// copies go when crates/host (issue #11, part 5) serves both.
-#[allow(dead_code)]
 mod doctor;
-#[allow(dead_code)]
-mod environment;
 mod failure;
 mod flags;
-mod signals;
 
 pub use failure::{exit, Failure};
 

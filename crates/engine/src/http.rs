@@ -46,8 +46,18 @@ pub fn connect_outcome(errno: i32) -> Outcome {
 }
 
 /// [`connect_outcome`] of an `io::Error`.
+/// An error std made itself (no errno: `TcpStream::connect_timeout`'s own
+/// timeout) is classified by its kind.
 pub fn io_connect_outcome(e: &std::io::Error) -> Outcome {
-    connect_outcome(e.raw_os_error().unwrap_or(0))
+    use std::io::ErrorKind;
+    match e.raw_os_error() {
+        Some(errno) => connect_outcome(errno),
+        None => match e.kind() {
+            ErrorKind::TimedOut | ErrorKind::WouldBlock => Outcome::ConnectTimeout,
+            ErrorKind::ConnectionRefused => Outcome::ConnectRefused,
+            _ => Outcome::ConnectError,
+        },
+    }
 }
 
 #[cfg(test)]
@@ -85,5 +95,22 @@ mod tests {
         );
         assert_eq!(connect_outcome(libc::ECONNRESET), Outcome::Reset);
         assert_eq!(connect_outcome(0), Outcome::ConnectError);
+    }
+    #[test]
+    fn io_errors_map_to_outcomes_with_or_without_an_errno() {
+        let e = |k: std::io::ErrorKind| io_connect_outcome(&std::io::Error::from(k));
+        assert_eq!(
+            e(std::io::ErrorKind::ConnectionRefused),
+            Outcome::ConnectRefused
+        );
+        assert_eq!(e(std::io::ErrorKind::TimedOut), Outcome::ConnectTimeout);
+        assert_eq!(
+            io_connect_outcome(&std::io::Error::from_raw_os_error(libc::EMFILE)),
+            Outcome::ClientResource
+        );
+        assert_eq!(
+            io_connect_outcome(&std::io::Error::from_raw_os_error(libc::ENETUNREACH)),
+            Outcome::ConnectError
+        );
     }
 }

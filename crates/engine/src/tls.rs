@@ -19,7 +19,36 @@ pub struct TlsSetup {
     pub server_name: ServerName<'static>,
 }
 
+/// A blocking TLS client stream, for one-off probes (`yace doctor`), not
+/// for load: the handshake is complete when [`TlsSetup::handshake`] returns.
+pub type BlockingTls = rustls::StreamOwned<rustls::ClientConnection, std::net::TcpStream>;
+
 impl TlsSetup {
+    /// Shakes hands over a connected, blocking socket (its timeouts apply).
+    /// A failure comes back as its outcome class and the reason.
+    pub fn handshake(
+        &self,
+        mut tcp: std::net::TcpStream,
+    ) -> Result<BlockingTls, (Outcome, String)> {
+        let mut conn = self
+            .connection()
+            .map_err(|o| (o, "TLS set-up".to_owned()))?;
+        while conn.is_handshaking() {
+            if let Err(e) = conn.complete_io(&mut tcp) {
+                let outcome = match e.get_ref().and_then(|i| i.downcast_ref::<Error>()) {
+                    Some(tls) => classify(tls),
+                    None => match e.kind() {
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => Outcome::Timeout,
+                        io::ErrorKind::UnexpectedEof => Outcome::TlsNotTls,
+                        _ => Outcome::TlsHandshake,
+                    },
+                };
+                return Err((outcome, e.to_string()));
+            }
+        }
+        Ok(rustls::StreamOwned::new(*conn, tcp))
+    }
+
     /// A client connection for one new socket; a failure as its outcome.
     pub(crate) fn connection(&self) -> Result<Box<rustls::ClientConnection>, Outcome> {
         rustls::ClientConnection::new(self.config.clone(), self.server_name.clone())

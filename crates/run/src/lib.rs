@@ -15,14 +15,15 @@
 //! ends the run early with a partial result. No global state: call it as
 //! often as you like in one process.
 
-mod environment;
+#![forbid(unsafe_code)]
+
 mod error;
 mod flow;
 mod output;
 
-pub use environment::{cpus, limits_note};
 pub use error::Error;
 pub use flow::ScenarioFlow;
+pub use host::{cpus, limits_note};
 pub use output::Output;
 
 use engine::Sink;
@@ -171,14 +172,10 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
     let mut notes = Vec::new();
     // The embedded target runs in this process: both ends of each connection use descriptors.
     let fds = plan.load.max_connections() * if embedded.is_some() { 2 } else { 1 };
-    if let Some(note) = environment::raise_nofile(environment::fds_needed(fds)) {
+    if let Some(note) = host::raise_nofile(host::fds_needed(fds)) {
         notes.push(Note::RaisedNofile(note));
     }
-    notes.extend(
-        environment::preflight(&plan)
-            .into_iter()
-            .map(Note::Preflight),
-    );
+    notes.extend(host::preflight(&plan).into_iter().map(Note::Preflight));
     if let Some(e) = &embedded {
         notes.push(Note::Embedded { url: e.url() });
     }
@@ -229,7 +226,7 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
 
 /// A TLS set-up problem, naming the caller's flag for the field at fault:
 /// `--cacert ca.pem: no certificate in the file`.
-fn tls_message(e: &engine::tls::TlsError, s: &dyn plan::Spelling) -> String {
+pub fn tls_message(e: &engine::tls::TlsError, s: &dyn plan::Spelling) -> String {
     use engine::tls::TlsError;
     use plan::Field;
     match e {
@@ -361,7 +358,7 @@ impl Prepared {
         .map_err(|e| {
             let mut m = e.to_string();
             if m.contains("os error 24") {
-                m = format!("{m}: {}", environment::limits_note());
+                m = format!("{m}: {}", host::limits_note());
             }
             Error::runtime(m)
         })?;
@@ -436,7 +433,7 @@ impl Prepared {
             &totals,
             rows,
             RunFacts {
-                environment: environment::environment(self.addr, self.embedded.is_some()),
+                environment: host::environment(self.addr, self.embedded.is_some()),
                 // Every output is rendered from the result: its plan shows
                 // no secret (the plan that was sent is unchanged).
                 plan: plan.redacted(),
@@ -462,7 +459,7 @@ impl Prepared {
             .unwrap_or(0)
             > 0
         {
-            result.warnings.push(environment::limits_note());
+            result.warnings.push(host::limits_note());
         }
         let done = Finished {
             result,

@@ -2,9 +2,10 @@
 //! as yace always showed them, SIGINT/SIGTERM as the run's stop handle, and
 //! output files with their errors.
 
-use crate::{exit, signals, Failure};
+use crate::{exit, Failure};
 use ::run::{Finished, Note, Prepared, StopCause, StopHandle};
 use engine::Sink;
+use host::signals;
 use stats::{RunResult, SecondRow};
 use std::path::Path;
 

@@ -19,6 +19,8 @@ pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Phases {
     pub dns: Duration,
     pub connect: Duration,
+    /// The TLS handshake (zero for http://).
+    pub tls: Duration,
     /// From starting to send the request to the first response byte (TTFB).
     pub wait: Duration,
     /// From the first to the last response byte.
@@ -27,7 +29,7 @@ pub struct Phases {
 
 impl Phases {
     pub fn total(&self) -> Duration {
-        self.dns + self.connect + self.wait + self.receive
+        self.dns + self.connect + self.tls + self.wait + self.receive
     }
 }
 
@@ -127,16 +129,42 @@ pub fn parse_head(buf: &[u8]) -> Option<Head> {
     }
 }
 
-fn connect_outcome(e: &std::io::Error) -> Outcome {
-    match e.kind() {
-        ErrorKind::ConnectionRefused => Outcome::ConnectRefused,
-        ErrorKind::TimedOut | ErrorKind::WouldBlock => Outcome::ConnectTimeout,
-        _ => match e.raw_os_error() {
-            Some(libc::EMFILE | libc::ENFILE | libc::EADDRNOTAVAIL | libc::ENOBUFS) => {
-                Outcome::ClientResource
-            }
-            _ => Outcome::ConnectError,
-        },
+/// The probe's connection: plain TCP, or TLS over it.
+enum Stream {
+    Plain(TcpStream),
+    Tls(Box<engine::tls::BlockingTls>),
+}
+
+impl Stream {
+    fn tcp(&self) -> &TcpStream {
+        match self {
+            Stream::Plain(s) => s,
+            Stream::Tls(t) => &t.sock,
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.read(buf),
+            Stream::Tls(t) => t.read(buf),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.write(buf),
+            Stream::Tls(t) => t.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Stream::Plain(s) => s.flush(),
+            Stream::Tls(t) => t.flush(),
+        }
     }
 }
 
@@ -149,6 +177,7 @@ pub fn probe(
     dns: Duration,
     connect_timeout: Duration,
     response_timeout: Duration,
+    tls: Option<&engine::tls::TlsSetup>,
 ) -> Result<Probed, ProbeError> {
     let mut phases = Phases {
         dns,
@@ -160,11 +189,23 @@ pub fn probe(
         phases,
     };
     let t0 = Instant::now();
-    let mut s = TcpStream::connect_timeout(&addr, connect_timeout)
-        .map_err(|e| fail(connect_outcome(&e), e.to_string(), phases))?;
+    let tcp = TcpStream::connect_timeout(&addr, connect_timeout)
+        .map_err(|e| fail(engine::http::io_connect_outcome(&e), e.to_string(), phases))?;
+    let connected = Instant::now();
+    phases.connect = connected - t0;
+    let _ = tcp.set_nodelay(true);
+    let mut s = match tls {
+        None => Stream::Plain(tcp),
+        Some(setup) => {
+            let _ = tcp.set_read_timeout(Some(response_timeout));
+            let _ = tcp.set_write_timeout(Some(response_timeout));
+            let shaken = setup.handshake(tcp);
+            phases.tls = connected.elapsed();
+            let t = shaken.map_err(|(outcome, detail)| fail(outcome, detail, phases))?;
+            Stream::Tls(Box::new(t))
+        }
+    };
     let sent = Instant::now();
-    phases.connect = sent - t0;
-    let _ = s.set_nodelay(true);
     let request = plan::RequestSpec::new("GET", Vec::new(), Vec::new()).encode(target, true);
     let deadline = sent + response_timeout;
     let timed_out = |phases| {
@@ -177,7 +218,7 @@ pub fn probe(
             phases,
         )
     };
-    let _ = s.set_write_timeout(Some(response_timeout));
+    let _ = s.tcp().set_write_timeout(Some(response_timeout));
     if let Err(e) = s.write_all(&request) {
         return Err(match e.kind() {
             ErrorKind::WouldBlock | ErrorKind::TimedOut => timed_out(phases),
@@ -206,7 +247,7 @@ pub fn probe(
             stamp(&mut phases, first_byte);
             return Err(timed_out(phases));
         }
-        let _ = s.set_read_timeout(Some(left));
+        let _ = s.tcp().set_read_timeout(Some(left));
         let n = match s.read(&mut buf) {
             Ok(n) => n,
             Err(e) if e.kind() == ErrorKind::Interrupted => continue,
@@ -290,8 +331,13 @@ pub fn ms(d: Duration) -> String {
 
 /// The phases on one line, in ms.
 pub fn phases_line(p: &Phases) -> String {
+    let tls = if p.tls.is_zero() {
+        String::new()
+    } else {
+        format!("  tls {}", ms(p.tls))
+    };
     format!(
-        "dns {}  connect {}  wait (TTFB) {}  receive {}  total {}",
+        "dns {}  connect {}{tls}  wait (TTFB) {}  receive {}  total {}",
         ms(p.dns),
         ms(p.connect),
         ms(p.wait),
@@ -429,21 +475,6 @@ mod tests {
         assert_eq!(parse_head(b"SSH-2.0-OpenSSH_9.6\r\n"), None);
     }
 
-    #[test]
-    fn connect_errors_map_to_outcomes() {
-        let e = |k: ErrorKind| connect_outcome(&std::io::Error::from(k));
-        assert_eq!(e(ErrorKind::ConnectionRefused), Outcome::ConnectRefused);
-        assert_eq!(e(ErrorKind::TimedOut), Outcome::ConnectTimeout);
-        assert_eq!(
-            connect_outcome(&std::io::Error::from_raw_os_error(libc::EMFILE)),
-            Outcome::ClientResource
-        );
-        assert_eq!(
-            connect_outcome(&std::io::Error::from_raw_os_error(libc::ENETUNREACH)),
-            Outcome::ConnectError
-        );
-    }
-
     /// A one-shot server that answers `reply` to the first request.
     fn serve_once(reply: &'static [u8]) -> (SocketAddr, std::thread::JoinHandle<()>) {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -470,6 +501,7 @@ mod tests {
             Duration::ZERO,
             CONNECT_TIMEOUT,
             RESPONSE_TIMEOUT,
+            None,
         )
         .unwrap();
         h.join().unwrap();
@@ -487,6 +519,7 @@ mod tests {
             Duration::ZERO,
             CONNECT_TIMEOUT,
             RESPONSE_TIMEOUT,
+            None,
         )
         .unwrap();
         h.join().unwrap();
@@ -502,6 +535,7 @@ mod tests {
             Duration::ZERO,
             CONNECT_TIMEOUT,
             RESPONSE_TIMEOUT,
+            None,
         )
         .unwrap_err();
         h.join().unwrap();
@@ -514,6 +548,7 @@ mod tests {
             Duration::ZERO,
             CONNECT_TIMEOUT,
             RESPONSE_TIMEOUT,
+            None,
         )
         .unwrap_err();
         h.join().unwrap();
@@ -531,6 +566,7 @@ mod tests {
             Duration::ZERO,
             CONNECT_TIMEOUT,
             Duration::from_millis(200),
+            None,
         )
         .unwrap_err();
         assert_eq!(e.outcome, Outcome::Timeout);

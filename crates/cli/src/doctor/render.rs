@@ -65,6 +65,7 @@ fn phases_json(p: &probe::Phases) -> Value {
     json!({
         "dns": m(p.dns),
         "connect": m(p.connect),
+        "tls": m(p.tls),
         "wait": m(p.wait),
         "receive": m(p.receive),
         "total": m(p.total()),

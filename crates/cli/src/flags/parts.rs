@@ -125,9 +125,7 @@ pub(super) fn assemble(
         request,
         load,
         stop: Stop { requests, duration },
-        threads: s
-            .threads
-            .map_or_else(crate::environment::cpus, |t| t as usize),
+        threads: s.threads.map_or_else(host::cpus, |t| t as usize),
         keepalive: s.keepalive,
         timeouts: Timeouts {
             connect: s.connect_timeout.unwrap_or_default(),

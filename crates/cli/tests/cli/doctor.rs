@@ -191,3 +191,43 @@ fn json_output_parses_and_matches_the_exit_code() {
     assert_eq!(v["exit_code"].as_u64(), Some(u64::from(fails > 0)));
     assert_eq!(out.status.code(), Some(i32::from(fails > 0)));
 }
+
+#[test]
+fn probes_https_as_yace_run_does() {
+    // The same certificate checks as yace run: unknown CA without --cacert,
+    // a timed handshake with it.
+    let id = serve::TlsIdentity::self_signed().unwrap();
+    let ca = crate::temp_path("doctor-ca.pem");
+    std::fs::write(&ca, &id.cert_pem).unwrap();
+    let s = serve::Server::start(serve::Config {
+        tls: Some(id),
+        ..Default::default()
+    })
+    .unwrap();
+    let url = format!("https://localhost:{}/", s.local_addr().port());
+    let out = yace()
+        .args(["doctor", &url, "--cacert", ca.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let probe = line(&text, "probe");
+    assert!(
+        probe.starts_with("ok    probe       HTTP/1.1 200 OK in "),
+        "{text}"
+    );
+    let phases = text
+        .lines()
+        .find(|l| l.starts_with("      dns "))
+        .unwrap_or_else(|| panic!("no phases line in:\n{text}"));
+    assert!(phases.contains("  tls "), "{phases}");
+    let out = yace().args(["doctor", &url]).output().unwrap();
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        line(&text, "probe").starts_with("fail  probe       tls_unknown_ca"),
+        "{text}"
+    );
+    assert!(text.contains("--cacert"), "{text}");
+    // The server saw one request: the verified probe's.
+    assert_eq!(settled(&s).requests, 1);
+}

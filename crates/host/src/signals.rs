@@ -1,5 +1,7 @@
-//! SIGINT/SIGTERM: the first one asks the run to stop and leave its partial
-//! result; a second one exits at once.
+//! SIGINT/SIGTERM for a command that runs load: the first one is noted (the
+//! command asks the run to stop and leave its partial result); a second one
+//! exits at once. Here, with the other system calls, so the binary itself
+//! has no unsafe code.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 

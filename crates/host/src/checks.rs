@@ -1,7 +1,7 @@
 //! The verdicts: pure functions of numbers read elsewhere (`system.rs`), so
 //! every threshold is unit-tested without touching /proc.
 
-use super::{Check, Level};
+use crate::{Check, Level};
 use report::count;
 
 /// File descriptors yace needs beyond one per connection: epoll, eventfds,

@@ -2,7 +2,7 @@
 //! this machine's addresses. Every reader returns `None` (or empty) when
 //! the fact is unavailable, and never fails the command.
 
-use super::checks::{Cpus, Listener, NoFile};
+use crate::checks::{Cpus, Listener, NoFile};
 use std::net::IpAddr;
 
 fn read(path: &str) -> Option<String> {
@@ -14,7 +14,7 @@ pub fn read_u64(path: &str) -> Option<u64> {
 }
 
 pub fn port_range() -> Option<(u16, u16)> {
-    super::checks::parse_port_range(&read("/proc/sys/net/ipv4/ip_local_port_range")?)
+    crate::checks::parse_port_range(&read("/proc/sys/net/ipv4/ip_local_port_range")?)
 }
 
 pub fn tw_reuse() -> Option<u8> {
@@ -107,7 +107,7 @@ pub fn affinity(pid: u32) -> Option<Vec<usize>> {
 pub fn cpus() -> Cpus {
     // SAFETY: plain sysconf call.
     let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    let available = crate::environment::cpus();
+    let available = crate::cpus();
     let allowed = affinity(0).unwrap_or_else(|| (0..available).collect());
     Cpus {
         online: if online > 0 {
@@ -177,7 +177,7 @@ pub fn listeners(port: u16) -> Vec<Listener> {
     let inodes: Vec<u64> = ["/proc/net/tcp", "/proc/net/tcp6"]
         .iter()
         .filter_map(|p| read(p))
-        .flat_map(|t| super::checks::listen_inodes(&t, port))
+        .flat_map(|t| crate::checks::listen_inodes(&t, port))
         .collect();
     if inodes.is_empty() {
         return Vec::new();
