@@ -14,7 +14,7 @@
 //! retries. Outgoing frames of every stream opened in one turn of the loop
 //! leave in one write per connection.
 
-use super::{note_handshake, token, St, Worker, CAPTURE_MAX, NEVER};
+use super::{note_handshake, token, St, Transport, Worker, CAPTURE_MAX, NEVER};
 use crate::flow::Flow;
 use crate::h2::{self, ClientConn, Event};
 use crate::sys::{self, Connecting};
@@ -184,9 +184,19 @@ impl Links {
     }
 }
 
+/// The HTTP/2 connections of a worker whose transport is HTTP/2: the code in
+/// this file runs only behind the loop's `Transport::Http2` dispatch, so the
+/// one way to get here without links is a bug in that dispatch.
+fn links_of(t: &mut Transport) -> &mut Links {
+    match t {
+        Transport::Http2(links) => links,
+        Transport::Http1 => unreachable!("HTTP/2 code ran on an HTTP/1.1 worker"),
+    }
+}
+
 impl<S: Sink, F: Flow> Worker<'_, S, F> {
     fn links(&mut self) -> &mut Links {
-        self.h2.as_mut().expect("an HTTP/2 worker")
+        links_of(&mut self.transport)
     }
 
     /// Starts a request on slot `idx` (its timing fields are set): queue it
@@ -208,7 +218,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         c.st = St::Connecting;
         c.deadline = now.saturating_add(wait);
         let seq = c.seq;
-        let h = self.h2.as_mut().expect("an HTTP/2 worker");
+        let h = links_of(&mut self.transport);
         let l = h.link_for(idx / h.streams as usize);
         h.store[l].waiting.push_back((idx as u32, seq));
         match h.store[l].st {
@@ -219,7 +229,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     }
 
     fn link_connect(&mut self, l: usize, now: u64) {
-        let h = self.h2.as_mut().expect("an HTTP/2 worker");
+        let h = links_of(&mut self.transport);
         let link = &mut h.store[l];
         link.connect_start = now;
         link.completed = 0;
@@ -246,7 +256,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
 
     fn link_connected(&mut self, l: usize) {
         let now = self.now();
-        let h = self.h2.as_mut().expect("an HTTP/2 worker");
+        let h = links_of(&mut self.transport);
         let link = &mut h.store[l];
         link.connected_at = now;
         self.sink.connected(now.saturating_sub(link.connect_start));
@@ -269,7 +279,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
 
     fn link_handshake(&mut self, l: usize) {
         let now = self.now();
-        let h = self.h2.as_mut().expect("an HTTP/2 worker");
+        let h = links_of(&mut self.transport);
         let link = &mut h.store[l];
         let Some(tls) = link.tls.as_mut() else { return };
         match crate::tls::drive_handshake(tls, link.fd) {
@@ -307,7 +317,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// Opens streams for waiting slots while the server's limit allows.
     fn pump(&mut self, l: usize, now: u64) {
         let request_timeout = self.cfg.request_timeout;
-        let h = self.h2.as_mut().expect("an HTTP/2 worker");
+        let h = links_of(&mut self.transport);
         let link = &mut h.store[l];
         let Some(conn) = link.conn.as_mut() else {
             return;
@@ -369,7 +379,9 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
 
     /// Writes every connection that has frames to send.
     pub(super) fn h2_flush(&mut self) {
-        let Some(h) = self.h2.as_mut() else { return };
+        let Transport::Http2(h) = &mut self.transport else {
+            return;
+        };
         if h.dirty.is_empty() {
             return;
         }
@@ -485,7 +497,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         let gen = self.links().store[l].gen;
         self.links().store[l].tls_drained = false;
         loop {
-            let link = &mut self.h2.as_mut().expect("an HTTP/2 worker").store[l];
+            let link = &mut links_of(&mut self.transport).store[l];
             if link.gen != gen || link.st != LinkSt::Open {
                 return;
             }
@@ -537,7 +549,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     fn link_feed(&mut self, l: usize, n: usize, now: u64) -> bool {
         let want_server = !self.captured_server;
         let mut server = None;
-        let h = self.h2.as_mut().expect("an HTTP/2 worker");
+        let h = links_of(&mut self.transport);
         let link = &mut h.store[l];
         let Some(conn) = link.conn.as_mut() else {
             return false;
@@ -764,7 +776,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// again, counted. Slots still waiting go to a fresh connection if this
     /// one had worked, else fail with it.
     fn link_down(&mut self, l: usize, outcome: Outcome, now: u64) {
-        let h = self.h2.as_mut().expect("an HTTP/2 worker");
+        let h = links_of(&mut self.transport);
         let mut streams = std::mem::take(&mut h.scratch);
         streams.clear();
         let link = &mut h.store[l];

@@ -1,0 +1,382 @@
+//! HTTP/1.1 (and HTTPS) on the worker's slots: each slot its own
+//! connection — connect, TLS handshake, write the request, read the
+//! response, reuse or close. The loop in `mod.rs` reaches it through
+//! [`Transport::Http1`](super::Transport); HTTP/2 is `http2.rs`.
+
+use super::{note_handshake, token, St, Worker, CAPTURE_MAX};
+use crate::codec::{EofError, FrameError, Progress};
+use crate::flow::Flow;
+use crate::http::io_connect_outcome;
+use crate::sys::{self, Connecting};
+use crate::tls::Handshake;
+use plan::Due;
+use sample::{Outcome, Sink};
+use std::io::Write;
+
+impl<S: Sink, F: Flow> Worker<'_, S, F> {
+    pub(super) fn connect(&mut self, idx: usize, now: u64) {
+        let c = &mut self.conns[idx];
+        c.connect_start = now;
+        c.uses = 0;
+        let gen = c.gen.wrapping_add(1);
+        match self.dial(idx, gen) {
+            Ok((fd, how)) => {
+                let c = &mut self.conns[idx];
+                c.gen = gen;
+                c.fd = fd;
+                match how {
+                    Connecting::Done => self.connected(idx),
+                    Connecting::Pending => {
+                        c.st = St::Connecting;
+                        c.deadline = now + self.cfg.connect_timeout;
+                    }
+                }
+            }
+            Err(o) => self.complete(idx, o, now),
+        }
+    }
+
+    pub(super) fn connected(&mut self, idx: usize) {
+        let now = self.now();
+        let c = &mut self.conns[idx];
+        c.connected_at = now;
+        self.sink.connected(now.saturating_sub(c.connect_start));
+        self.report.connections_opened += 1;
+        match self.cfg.tls {
+            None => {
+                self.quiet_out(idx, false);
+                self.write(idx, now)
+            }
+            Some(setup) => match setup.connection() {
+                Ok(tls) => {
+                    c.tls = Some(tls);
+                    c.st = St::Handshaking;
+                    c.deadline = now + self.cfg.connect_timeout;
+                    self.handshake(idx);
+                }
+                Err(o) => {
+                    self.close(idx);
+                    self.complete(idx, o, now);
+                }
+            },
+        }
+    }
+
+    /// Drives the TLS handshake as far as the socket allows; sends the
+    /// request once it is done.
+    pub(super) fn handshake(&mut self, idx: usize) {
+        let now = self.now();
+        let c = &mut self.conns[idx];
+        let Some(tls) = c.tls.as_mut() else { return };
+        match crate::tls::drive_handshake(tls, c.fd) {
+            Handshake::Pending => {}
+            Handshake::Failed(o) => {
+                self.close(idx);
+                self.complete(idx, o, now);
+            }
+            Handshake::Done => {
+                c.handshaken_at = now;
+                note_handshake(&mut self.report, tls);
+                self.quiet_out(idx, false);
+                self.write(idx, now);
+            }
+        }
+    }
+
+    pub(super) fn write(&mut self, idx: usize, now: u64) {
+        let c = &mut self.conns[idx];
+        let req: &[u8] = if c.own_request {
+            &c.req
+        } else {
+            self.cfg.request
+        };
+        if c.written == 0 {
+            c.sent = now;
+            c.deadline = now + self.cfg.request_timeout;
+        }
+        if let Some(tls) = c.tls.as_mut() {
+            if c.written == 0 {
+                // Plaintext goes into rustls's buffer at once; what remains is flushing records.
+                let _ = tls.writer().write_all(req);
+                c.written = req.len();
+            }
+            match crate::tls::flush(tls, c.fd) {
+                Ok(true) => c.st = St::Reading,
+                Ok(false) => {
+                    c.st = St::Writing;
+                    self.quiet_out(idx, true);
+                }
+                Err(_) => self.failed_before_response(idx, Outcome::Reset),
+            }
+            return;
+        }
+        loop {
+            match sys::send(c.fd, &req[c.written..]) {
+                Ok(n) => {
+                    c.written += n;
+                    if c.written == req.len() {
+                        c.st = St::Reading;
+                        return;
+                    }
+                }
+                Err(libc::EAGAIN) => {
+                    c.st = St::Writing;
+                    self.quiet_out(idx, true);
+                    return;
+                }
+                Err(libc::EINTR) => {}
+                Err(_) => {
+                    self.failed_before_response(idx, Outcome::Reset);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Keep-alive connections watch for room to write only while a write is
+    /// blocked (see [`Epoll::watch_out`]): otherwise every ACK of a request
+    /// would wake the loop. A connection per request skips the extra call.
+    pub(super) fn quiet_out(&self, idx: usize, on: bool) {
+        if self.cfg.keepalive {
+            let c = &self.conns[idx];
+            let _ = self.epoll.watch_out(c.fd, token(idx, c.gen), on);
+        }
+    }
+
+    /// HTTPS: the next plaintext from the connection into `self.buf`, as a
+    /// plain `read` would return it (see [`crate::tls::read_plain`]).
+    pub(super) fn tls_read(&mut self, idx: usize) -> Result<Result<usize, i32>, Outcome> {
+        let c = &mut self.conns[idx];
+        let tls = c.tls.as_mut().expect("a TLS connection");
+        crate::tls::read_plain(
+            tls,
+            c.fd,
+            &mut c.tls_drained,
+            &mut self.buf,
+            &mut self.cipher,
+        )
+    }
+
+    /// Reads and frames until the response is complete or the socket is drained.
+    pub(super) fn readable(&mut self, idx: usize) {
+        // A new event: whatever an earlier short read said, there may be more now.
+        self.conns[idx].tls_drained = false;
+        loop {
+            let fd = self.conns[idx].fd;
+            let tls = self.conns[idx].tls.is_some();
+            let r = if tls {
+                match self.tls_read(idx) {
+                    Ok(r) => r,
+                    Err(o) => {
+                        let now = self.now();
+                        self.close(idx);
+                        self.complete(idx, o, now);
+                        return;
+                    }
+                }
+            } else {
+                sys::read(fd, &mut self.buf)
+            };
+            let now = self.now();
+            match r {
+                Ok(0) => {
+                    let c = &mut self.conns[idx];
+                    match c.parser.eof() {
+                        Ok(()) => {
+                            self.close(idx);
+                            self.complete(idx, Outcome::Response, now);
+                        }
+                        Err(EofError::BeforeResponse) => {
+                            self.failed_before_response(idx, Outcome::ClosedBeforeResponse)
+                        }
+                        Err(EofError::Incomplete) => {
+                            self.close(idx);
+                            self.complete(idx, Outcome::IncompleteBody, now);
+                        }
+                    }
+                    return;
+                }
+                Ok(n) => {
+                    let c = &mut self.conns[idx];
+                    if c.first_byte == 0 {
+                        c.first_byte = now;
+                    }
+                    c.bytes_in += n as u64;
+                    if c.capture {
+                        let room = CAPTURE_MAX.saturating_sub(c.captured.len());
+                        c.captured.extend_from_slice(&self.buf[..n.min(room)]);
+                    }
+                    match c.parser.feed(&self.buf[..n]) {
+                        Ok(Progress::Done { consumed }) => {
+                            // Bytes after the response answer no request of ours:
+                            // the framing can't be trusted, so don't reuse.
+                            let reuse = consumed == n
+                                && c.parser.keep_alive
+                                && self.cfg.keepalive
+                                && !c.peer_closed
+                                && c.st == St::Reading;
+                            self.respond(idx, now, reuse);
+                            return;
+                        }
+                        Ok(Progress::NeedMore) => {
+                            // A short plain read drained the socket, unless the
+                            // server also closed: then read on to end of file,
+                            // which no later event would announce.
+                            if n < self.buf.len() && !tls && !c.peer_closed {
+                                return;
+                            }
+                        }
+                        Err(e) => {
+                            let o = match e {
+                                FrameError::Protocol => Outcome::ProtocolError,
+                                FrameError::HeadTooLarge => Outcome::HeaderTooLarge,
+                            };
+                            self.close(idx);
+                            self.complete(idx, o, now);
+                            return;
+                        }
+                    }
+                }
+                Err(libc::EAGAIN) => return,
+                Err(libc::EINTR) => {}
+                Err(_) => {
+                    if self.conns[idx].parser.is_fresh() {
+                        self.failed_before_response(idx, Outcome::Reset);
+                    } else {
+                        self.close(idx);
+                        self.complete(idx, Outcome::Reset, now);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// A complete response: record it, then let the slot go on at once (no
+    /// trip through epoll) when its next request is due now.
+    pub(super) fn respond(&mut self, idx: usize, now: u64, reuse: bool) {
+        if !self.captured_server {
+            self.captured_server = true;
+            self.report.server = self.conns[idx].parser.server.take();
+        }
+        self.conns[idx].uses += 1;
+        if !reuse {
+            self.close(idx);
+        }
+        self.complete(idx, Outcome::Response, now);
+        if self.ending || self.cfg.end_at.is_some_and(|e| now >= e) {
+            return;
+        }
+        if self.pooled() {
+            if !reuse {
+                return;
+            }
+            let intended = match self.next_due {
+                Due::Now => now,
+                Due::At(t) if t <= now => t,
+                _ => return,
+            };
+            // The slot was just pushed onto the idle stack by `complete`.
+            if self.idle.last() == Some(&(idx as u32)) {
+                self.idle.pop();
+                self.advance();
+                self.begin(idx, intended, now);
+            }
+        } else if self.ready.last() == Some(&(idx as u32)) {
+            self.ready.pop();
+            self.act(idx, now, now);
+        }
+    }
+
+    /// The server closed or reset before answering. On a reused keep-alive
+    /// connection that is the stale-connection race: an idempotent request
+    /// is re-sent once on a fresh connection and counted as a retry.
+    pub(super) fn failed_before_response(&mut self, idx: usize, outcome: Outcome) {
+        let now = self.now();
+        let c = &mut self.conns[idx];
+        let stale = c.uses > 0 && c.first_byte == 0 && !c.retried && c.idempotent;
+        self.close(idx);
+        if stale && !self.ending {
+            self.sink.retried();
+            let c = &mut self.conns[idx];
+            c.retried = true;
+            c.written = 0;
+            c.bytes_in = 0;
+            self.connect(idx, now);
+        } else {
+            self.complete(idx, outcome, now);
+        }
+    }
+
+    /// Data or end of file on a connection with nothing in flight: the server
+    /// closed it (keep-alive timeout) or sent bytes nobody asked for.
+    pub(super) fn idle_readable(&mut self, idx: usize) {
+        let fd = self.conns[idx].fd;
+        match sys::read(fd, &mut self.buf) {
+            Err(libc::EAGAIN) | Err(libc::EINTR) => {}
+            _ => {
+                self.close(idx);
+                if let Some(p) = self.idle.iter().position(|&i| i as usize == idx) {
+                    self.idle.swap_remove(p);
+                    self.closed.push(idx as u32);
+                }
+            }
+        }
+    }
+
+    /// An epoll event on slot `idx`'s own connection.
+    pub(super) fn h1_event(&mut self, idx: usize, gen: u32, flags: u32) {
+        let Some(c) = self.conns.get(idx) else { return };
+        if c.gen != gen || c.fd < 0 {
+            return; // An event for a socket this slot has since closed.
+        }
+        match c.st {
+            St::Handshaking => self.handshake(idx),
+            St::Connecting => {
+                if flags & (sys::OUT | sys::ERR) != 0 {
+                    match sys::take_socket_error(c.fd) {
+                        Ok(()) => self.connected(idx),
+                        Err(e) => {
+                            let o = io_connect_outcome(&e);
+                            self.close(idx);
+                            self.complete(idx, o, self.now());
+                        }
+                    }
+                }
+            }
+            St::Writing => {
+                if flags & sys::OUT != 0 {
+                    self.quiet_out(idx, false);
+                    self.write(idx, self.now());
+                }
+                let c = &mut self.conns[idx];
+                c.peer_closed |= flags & sys::CLOSED != 0;
+                if flags & (sys::IN | sys::ERR) != 0 && c.gen == gen && c.busy() {
+                    self.readable(idx);
+                }
+            }
+            St::Reading => {
+                self.conns[idx].peer_closed |= flags & sys::CLOSED != 0;
+                self.readable(idx)
+            }
+            St::Idle => self.idle_readable(idx),
+            St::Closed => {}
+        }
+    }
+
+    /// Fails requests that ran past their deadline.
+    pub(super) fn h1_sweep(&mut self, now: u64) {
+        for idx in 0..self.conns.len() {
+            let c = &self.conns[idx];
+            if c.busy() && now >= c.deadline {
+                let o = if c.st == St::Connecting {
+                    Outcome::ConnectTimeout
+                } else {
+                    Outcome::Timeout
+                };
+                self.close(idx);
+                self.complete(idx, o, now);
+            }
+        }
+    }
+}
