@@ -16,7 +16,7 @@ use std::io::Write;
 impl<S: Sink, F: Flow> Worker<'_, S, F> {
     pub(super) fn connect(&mut self, idx: usize, now: u64) {
         let c = &mut self.conns[idx];
-        c.connect_start = now;
+        c.at.connect_start = now;
         c.uses = 0;
         let gen = c.gen.wrapping_add(1);
         match self.dial(idx, gen) {
@@ -28,7 +28,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                     Connecting::Done => self.connected(idx),
                     Connecting::Pending => {
                         c.st = St::Connecting;
-                        c.deadline = now + self.cfg.connect_timeout;
+                        c.at.deadline = now + self.cfg.connect_timeout;
                     }
                 }
             }
@@ -39,8 +39,8 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     pub(super) fn connected(&mut self, idx: usize) {
         let now = self.now();
         let c = &mut self.conns[idx];
-        c.connected_at = now;
-        self.sink.connected(now.saturating_sub(c.connect_start));
+        c.at.connected_at = now;
+        self.sink.connected(now.saturating_sub(c.at.connect_start));
         self.report.connections_opened += 1;
         match self.cfg.tls {
             None => {
@@ -51,7 +51,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 Ok(tls) => {
                     c.tls = Some(tls);
                     c.st = St::Handshaking;
-                    c.deadline = now + self.cfg.connect_timeout;
+                    c.at.deadline = now + self.cfg.connect_timeout;
                     self.handshake(idx);
                 }
                 Err(o) => {
@@ -75,7 +75,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 self.complete(idx, o, now);
             }
             Handshake::Done => {
-                c.handshaken_at = now;
+                c.at.handshaken_at = now;
                 note_handshake(&mut self.report, tls);
                 self.quiet_out(idx, false);
                 self.write(idx, now);
@@ -85,20 +85,20 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
 
     pub(super) fn write(&mut self, idx: usize, now: u64) {
         let c = &mut self.conns[idx];
-        let req: &[u8] = if c.own_request {
-            &c.req
+        let req: &[u8] = if c.job.own_request {
+            &c.job.req
         } else {
             self.cfg.request
         };
-        if c.written == 0 {
-            c.sent = now;
-            c.deadline = now + self.cfg.request_timeout;
+        if c.job.written == 0 {
+            c.at.sent = now;
+            c.at.deadline = now + self.cfg.request_timeout;
         }
         if let Some(tls) = c.tls.as_mut() {
-            if c.written == 0 {
+            if c.job.written == 0 {
                 // Plaintext goes into rustls's buffer at once; what remains is flushing records.
                 let _ = tls.writer().write_all(req);
-                c.written = req.len();
+                c.job.written = req.len();
             }
             match crate::tls::flush(tls, c.fd) {
                 Ok(true) => c.st = St::Reading,
@@ -111,10 +111,10 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             return;
         }
         loop {
-            match sys::send(c.fd, &req[c.written..]) {
+            match sys::send(c.fd, &req[c.job.written..]) {
                 Ok(n) => {
-                    c.written += n;
-                    if c.written == req.len() {
+                    c.job.written += n;
+                    if c.job.written == req.len() {
                         c.st = St::Reading;
                         return;
                     }
@@ -198,13 +198,13 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 }
                 Ok(n) => {
                     let c = &mut self.conns[idx];
-                    if c.first_byte == 0 {
-                        c.first_byte = now;
+                    if c.at.first_byte == 0 {
+                        c.at.first_byte = now;
                     }
-                    c.bytes_in += n as u64;
-                    if c.capture {
-                        let room = CAPTURE_MAX.saturating_sub(c.captured.len());
-                        c.captured.extend_from_slice(&self.buf[..n.min(room)]);
+                    c.job.bytes_in += n as u64;
+                    if c.job.capture {
+                        let room = CAPTURE_MAX.saturating_sub(c.job.captured.len());
+                        c.job.captured.extend_from_slice(&self.buf[..n.min(room)]);
                     }
                     match c.parser.feed(&self.buf[..n]) {
                         Ok(Progress::Done { consumed }) => {
@@ -294,14 +294,14 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     pub(super) fn failed_before_response(&mut self, idx: usize, outcome: Outcome) {
         let now = self.now();
         let c = &mut self.conns[idx];
-        let stale = c.uses > 0 && c.first_byte == 0 && !c.retried && c.idempotent;
+        let stale = c.uses > 0 && c.at.first_byte == 0 && !c.job.retried && c.job.idempotent;
         self.close(idx);
         if stale && !self.ending {
             self.sink.retried();
             let c = &mut self.conns[idx];
-            c.retried = true;
-            c.written = 0;
-            c.bytes_in = 0;
+            c.job.retried = true;
+            c.job.written = 0;
+            c.job.bytes_in = 0;
             self.connect(idx, now);
         } else {
             self.complete(idx, outcome, now);
@@ -368,7 +368,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     pub(super) fn h1_sweep(&mut self, now: u64) {
         for idx in 0..self.conns.len() {
             let c = &self.conns[idx];
-            if c.busy() && now >= c.deadline {
+            if c.busy() && now >= c.at.deadline {
                 let o = if c.st == St::Connecting {
                     Outcome::ConnectTimeout
                 } else {

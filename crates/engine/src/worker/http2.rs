@@ -203,7 +203,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// on its connection.
     pub(super) fn h2_begin(&mut self, idx: usize, now: u64) {
         let c = &mut self.conns[idx];
-        c.tries = 1;
+        c.place.tries = 1;
         c.parser.keep_alive = true;
         self.h2_enqueue(idx, now);
     }
@@ -214,10 +214,10 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             .connect_timeout
             .saturating_add(self.cfg.request_timeout);
         let c = &mut self.conns[idx];
-        c.seq = c.seq.wrapping_add(1);
+        c.place.seq = c.place.seq.wrapping_add(1);
         c.st = St::Connecting;
-        c.deadline = now.saturating_add(wait);
-        let seq = c.seq;
+        c.at.deadline = now.saturating_add(wait);
+        let seq = c.place.seq;
         let h = links_of(&mut self.transport);
         let l = h.link_for(idx / h.streams as usize);
         h.store[l].waiting.push_back((idx as u32, seq));
@@ -329,12 +329,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 break;
             };
             let c = &mut self.conns[idx as usize];
-            if c.st != St::Connecting || c.seq != seq {
+            if c.st != St::Connecting || c.place.seq != seq {
                 continue; // It timed out or moved since it queued.
             }
             let own;
-            let req = if c.own_request {
-                match h2::encode_request(&c.req, h.https) {
+            let req = if c.job.own_request {
+                match h2::encode_request(&c.job.req, h.https) {
                     Ok(r) => {
                         own = r;
                         &own
@@ -347,18 +347,18 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             } else {
                 &h.request
             };
-            match conn.open(req, idx, c.capture) {
+            match conn.open(req, idx, c.job.capture) {
                 Ok(id) => {
                     opened = true;
                     c.st = St::Reading;
-                    c.link = l as u32;
-                    c.stream = id;
-                    c.sent = now;
-                    c.written = wire_len(req);
-                    c.deadline = now.saturating_add(request_timeout);
-                    if link.connect_start >= c.start {
-                        c.connected_at = link.connected_at;
-                        c.handshaken_at = link.handshaken_at;
+                    c.place.link = l as u32;
+                    c.place.stream = id;
+                    c.at.sent = now;
+                    c.job.written = wire_len(req);
+                    c.at.deadline = now.saturating_add(request_timeout);
+                    if link.connect_start >= c.at.start {
+                        c.at.connected_at = link.connected_at;
+                        c.at.handshaken_at = link.handshaken_at;
                     }
                 }
                 Err(_) => {
@@ -575,7 +575,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                     server = s.map(|s| String::from_utf8_lossy(s).into_owned());
                 }
                 if let Some(head) = head {
-                    keep(&mut conns[token as usize].captured, head);
+                    keep(&mut conns[token as usize].job.captured, head);
                 }
                 events.push(Ev::Head {
                     token,
@@ -590,7 +590,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 wire,
             } => {
                 if let Some(d) = data {
-                    keep(&mut conns[token as usize].captured, d);
+                    keep(&mut conns[token as usize].job.captured, d);
                 }
                 events.push(Ev::Data { token, len, wire });
             }
@@ -645,19 +645,19 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 wire,
             } => {
                 let c = &mut self.conns[token as usize];
-                if c.first_byte == 0 {
-                    c.first_byte = now;
+                if c.at.first_byte == 0 {
+                    c.at.first_byte = now;
                 }
                 c.parser.status = status;
-                c.bytes_in += u64::from(wire);
+                c.job.bytes_in += u64::from(wire);
             }
             Ev::Data { token, len, wire } => {
                 let c = &mut self.conns[token as usize];
-                if c.first_byte == 0 {
-                    c.first_byte = now;
+                if c.at.first_byte == 0 {
+                    c.at.first_byte = now;
                 }
                 c.parser.body_len += u64::from(len);
-                c.bytes_in += u64::from(wire);
+                c.job.bytes_in += u64::from(wire);
             }
             Ev::End { token } => self.h2_done(token as usize, Outcome::Response, now),
             Ev::Reset { token, code } if code == REFUSED_STREAM => {
@@ -684,7 +684,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         self.report.h2_goaways += 1;
         for (idx, seq) in waiting {
             let c = &self.conns[idx as usize];
-            if c.st == St::Connecting && c.seq == seq {
+            if c.st == St::Connecting && c.place.seq == seq {
                 self.h2_enqueue(idx as usize, now);
             }
         }
@@ -711,24 +711,24 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// link's current connection), a bounded number of times.
     fn h2_retry(&mut self, idx: usize, now: u64) {
         let c = &mut self.conns[idx];
-        if c.tries >= MAX_TRIES || self.ending {
+        if c.place.tries >= MAX_TRIES || self.ending {
             self.h2_done(idx, Outcome::StreamRefused, now);
             return;
         }
-        c.tries += 1;
-        c.first_byte = 0;
-        c.bytes_in = 0;
-        c.written = 0;
+        c.place.tries += 1;
+        c.at.first_byte = 0;
+        c.job.bytes_in = 0;
+        c.job.written = 0;
         c.parser.status = 0;
         c.parser.body_len = 0;
-        c.captured.clear();
+        c.job.captured.clear();
         self.sink.retried();
         self.h2_enqueue(idx, now);
     }
 
     /// Records slot `idx`'s request.
     fn h2_done(&mut self, idx: usize, outcome: Outcome, now: u64) {
-        let l = self.conns[idx].link;
+        let l = self.conns[idx].place.link;
         let streaming = self.conns[idx].st == St::Reading;
         let prior = match self.links().store.get_mut(l as usize) {
             Some(link) if streaming => {
@@ -743,7 +743,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         c.uses = u32::from(prior > 0) + u32::from(outcome == Outcome::Response);
         c.st = St::Closed;
         self.complete(idx, outcome, now);
-        if self.links().streams == 1 && !self.conns[idx].active && !self.pooled() {
+        if self.links().streams == 1 && !self.conns[idx].user.active && !self.pooled() {
             self.h2_retire(idx);
         }
     }
@@ -793,11 +793,15 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             if c.st != St::Reading {
                 continue;
             }
-            if retry_ok && c.first_byte == 0 && c.idempotent && c.tries < MAX_TRIES && !self.ending
+            if retry_ok
+                && c.at.first_byte == 0
+                && c.job.idempotent
+                && c.place.tries < MAX_TRIES
+                && !self.ending
             {
                 self.h2_retry(idx as usize, now);
             } else {
-                let o = if c.first_byte > 0 && outcome == Outcome::ClosedBeforeResponse {
+                let o = if c.at.first_byte > 0 && outcome == Outcome::ClosedBeforeResponse {
                     Outcome::IncompleteBody
                 } else {
                     outcome
@@ -807,7 +811,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         }
         for (idx, seq) in waiting {
             let c = &self.conns[idx as usize];
-            if c.st != St::Connecting || c.seq != seq {
+            if c.st != St::Connecting || c.place.seq != seq {
                 continue;
             }
             if (worked || draining) && !self.ending {
@@ -839,11 +843,11 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         }
         for idx in 0..self.conns.len() {
             let c = &self.conns[idx];
-            if !c.busy() || now < c.deadline {
+            if !c.busy() || now < c.at.deadline {
                 continue;
             }
             if c.st == St::Reading {
-                let (l, stream) = (c.link as usize, c.stream);
+                let (l, stream) = (c.place.link as usize, c.place.stream);
                 let h = self.links();
                 if let Some(conn) = h.store[l].conn.as_mut() {
                     conn.cancel(stream);

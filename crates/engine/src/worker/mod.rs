@@ -128,6 +128,9 @@ enum St {
     Reading,
 }
 
+/// One request slot, its state split by concern: the socket (here), the
+/// user's timeline, the timing of the request in flight, the request
+/// itself, and, for HTTP/2, where it rides.
 #[derive(Debug)]
 struct Conn {
     fd: RawFd,
@@ -137,30 +140,45 @@ struct Conn {
     /// The server closed its side (seen as EPOLLRDHUP/HUP): read to the end,
     /// never reuse.
     peer_closed: bool,
-    connected_at: u64,
-    handshaken_at: u64,
     gen: u32,
     st: St,
     parser: ResponseParser,
     /// Requests completed on the current socket.
     uses: u32,
-    retried: bool,
-    connect_start: u64,
-    intended: u64,
-    start: u64,
-    sent: u64,
-    first_byte: u64,
-    bytes_in: u64,
-    written: usize,
-    deadline: u64,
-    // Per-user timeline (per-user mode).
+    user: UserClock,
+    at: Timing,
+    job: InFlight,
+    place: StreamPlace,
+}
+
+/// Per-user mode: the user's timeline.
+#[derive(Debug)]
+struct UserClock {
     /// The user is between its window's start and stop.
     active: bool,
     stop_at: u64,
     iter_start: u64,
     /// When the pending timer for this slot fires (NEVER: none).
     timer_at: u64,
-    // The request in flight.
+}
+
+/// When things happened to the request in flight (ns after the epoch).
+#[derive(Debug, Default)]
+struct Timing {
+    connect_start: u64,
+    /// When it was due (latency counts from here).
+    intended: u64,
+    start: u64,
+    sent: u64,
+    first_byte: u64,
+    connected_at: u64,
+    handshaken_at: u64,
+    deadline: u64,
+}
+
+/// The request in flight: what it is and what has moved.
+#[derive(Debug)]
+struct InFlight {
     step: u16,
     own_request: bool,
     head: bool,
@@ -168,8 +186,15 @@ struct Conn {
     capture: bool,
     req: Vec<u8>,
     captured: Vec<u8>,
-    // HTTP/2: the connection and stream carrying the request, the request's
-    // place in a connection's queue, and how many times it was sent.
+    retried: bool,
+    written: usize,
+    bytes_in: u64,
+}
+
+/// HTTP/2: the connection and stream carrying the request, its place in a
+/// connection's queue, and how many times it was sent.
+#[derive(Debug, Default)]
+struct StreamPlace {
     link: u32,
     stream: u32,
     seq: u32,
@@ -183,36 +208,30 @@ impl Conn {
             tls: None,
             tls_drained: false,
             peer_closed: false,
-            connected_at: 0,
-            handshaken_at: 0,
             gen: 0,
             st: St::Closed,
             parser: ResponseParser::default(),
             uses: 0,
-            retried: false,
-            connect_start: 0,
-            intended: 0,
-            start: 0,
-            sent: 0,
-            first_byte: 0,
-            bytes_in: 0,
-            written: 0,
-            deadline: 0,
-            active: false,
-            stop_at: NEVER,
-            iter_start: 0,
-            timer_at: NEVER,
-            step: 0,
-            own_request: false,
-            head: false,
-            idempotent: true,
-            capture: false,
-            req: Vec::new(),
-            captured: Vec::new(),
-            link: 0,
-            stream: 0,
-            seq: 0,
-            tries: 0,
+            user: UserClock {
+                active: false,
+                stop_at: NEVER,
+                iter_start: 0,
+                timer_at: NEVER,
+            },
+            at: Timing::default(),
+            job: InFlight {
+                step: 0,
+                own_request: false,
+                head: false,
+                idempotent: true,
+                capture: false,
+                req: Vec::new(),
+                captured: Vec::new(),
+                retried: false,
+                written: 0,
+                bytes_in: 0,
+            },
+            place: StreamPlace::default(),
         }
     }
 
@@ -310,10 +329,10 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             Mode::PerUser { windows, .. } => {
                 for (idx, &(start, stop)) in windows.iter().enumerate() {
                     let c = &mut w.conns[idx];
-                    c.active = true;
-                    c.stop_at = stop;
-                    c.iter_start = start;
-                    c.timer_at = start;
+                    c.user.active = true;
+                    c.user.stop_at = stop;
+                    c.user.iter_start = start;
+                    c.user.timer_at = start;
                     w.timers.push(Reverse((start, idx as u32)));
                     w.live_users += 1;
                 }
@@ -449,11 +468,11 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             budget -= 1;
             self.advance();
             let c = &mut self.conns[idx as usize];
-            c.own_request = false;
-            c.step = 0;
-            c.head = self.cfg.head_request;
-            c.idempotent = self.cfg.idempotent;
-            c.capture = false;
+            c.job.own_request = false;
+            c.job.step = 0;
+            c.job.head = self.cfg.head_request;
+            c.job.idempotent = self.cfg.idempotent;
+            c.job.capture = false;
             self.begin(idx as usize, intended, now);
         }
     }
@@ -466,7 +485,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     // ---- per-user mode (closed model, virtual users) -----------------------
 
     fn arm(&mut self, idx: usize, at: u64) {
-        self.conns[idx].timer_at = at;
+        self.conns[idx].user.timer_at = at;
         self.timers.push(Reverse((at, idx as u32)));
     }
 
@@ -477,10 +496,10 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             }
             self.timers.pop();
             let c = &mut self.conns[idx as usize];
-            if c.timer_at != t || !c.active {
+            if c.user.timer_at != t || !c.user.active {
                 continue; // Superseded or retired.
             }
-            c.timer_at = NEVER;
+            c.user.timer_at = NEVER;
             self.act(idx as usize, t, now);
         }
     }
@@ -508,16 +527,16 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         // Bounded: a flow whose iterations send nothing yields after a few rounds.
         for _ in 0..4 {
             let c = &self.conns[idx];
-            if !c.active || self.ending {
+            if !c.user.active || self.ending {
                 return;
             }
-            if now >= c.stop_at || self.cfg.end_at.is_some_and(|e| now >= e) {
+            if now >= c.user.stop_at || self.cfg.end_at.is_some_and(|e| now >= e) {
                 self.retire(idx);
                 return;
             }
             let next = self
                 .flow
-                .next(&mut self.users[idx], &mut self.conns[idx].req);
+                .next(&mut self.users[idx], &mut self.conns[idx].job.req);
             match next {
                 Next::Same | Next::Request { .. } => {
                     if self.next_due == Due::End {
@@ -533,18 +552,18 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                             head,
                             idempotent,
                         } => {
-                            c.own_request = true;
-                            c.step = step;
-                            c.capture = capture;
-                            c.head = head;
-                            c.idempotent = idempotent;
+                            c.job.own_request = true;
+                            c.job.step = step;
+                            c.job.capture = capture;
+                            c.job.head = head;
+                            c.job.idempotent = idempotent;
                         }
                         _ => {
-                            c.own_request = false;
-                            c.step = 0;
-                            c.capture = false;
-                            c.head = self.cfg.head_request;
-                            c.idempotent = self.cfg.idempotent;
+                            c.job.own_request = false;
+                            c.job.step = 0;
+                            c.job.capture = false;
+                            c.job.head = self.cfg.head_request;
+                            c.job.idempotent = self.cfg.idempotent;
                         }
                     }
                     self.begin(idx, due, now);
@@ -556,13 +575,13 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 }
                 Next::EndIteration => {
                     let c = &mut self.conns[idx];
-                    let next_start = pacing.map_or(now, |p| c.iter_start.saturating_add(p));
+                    let next_start = pacing.map_or(now, |p| c.user.iter_start.saturating_add(p));
                     if next_start > now {
-                        c.iter_start = next_start;
+                        c.user.iter_start = next_start;
                         self.arm(idx, next_start);
                         return;
                     }
-                    c.iter_start = now;
+                    c.user.iter_start = now;
                     due = now;
                 }
             }
@@ -573,8 +592,8 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     /// The user's timeline is over: close its connection.
     fn retire(&mut self, idx: usize) {
         let c = &mut self.conns[idx];
-        if c.active {
-            c.active = false;
+        if c.user.active {
+            c.user.active = false;
             self.live_users -= 1;
         }
         if !c.busy() {
@@ -593,16 +612,16 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         self.inflight += 1;
         let capture_server = !self.captured_server;
         let c = &mut self.conns[idx];
-        c.intended = intended;
-        c.start = now;
-        c.first_byte = 0;
-        c.bytes_in = 0;
-        c.written = 0;
-        c.retried = false;
-        c.connected_at = 0;
-        c.handshaken_at = 0;
-        c.captured.clear();
-        c.parser.reset(c.head, capture_server);
+        c.at.intended = intended;
+        c.at.start = now;
+        c.at.first_byte = 0;
+        c.job.bytes_in = 0;
+        c.job.written = 0;
+        c.job.retried = false;
+        c.at.connected_at = 0;
+        c.at.handshaken_at = 0;
+        c.job.captured.clear();
+        c.parser.reset(c.job.head, capture_server);
         match (&self.transport, c.st) {
             (Transport::Http2(_), _) => self.h2_begin(idx, now),
             (Transport::Http1, St::Idle) => self.write(idx, now),
@@ -653,16 +672,16 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             } else {
                 0
             },
-            step: c.step,
-            intended: c.intended,
-            start: c.start,
-            connected: c.connected_at,
-            handshaken: c.handshaken_at,
-            sent: if c.written > 0 { c.sent } else { 0 },
-            first_byte: c.first_byte,
+            step: c.job.step,
+            intended: c.at.intended,
+            start: c.at.start,
+            connected: c.at.connected_at,
+            handshaken: c.at.handshaken_at,
+            sent: if c.job.written > 0 { c.at.sent } else { 0 },
+            first_byte: c.at.first_byte,
             end: now,
-            bytes_in: c.bytes_in,
-            bytes_out: c.written as u64,
+            bytes_in: c.job.bytes_in,
+            bytes_out: c.job.written as u64,
             body_len: c.parser.body_len,
             reused: c.uses > 1 || (c.uses == 1 && outcome != Outcome::Response),
             keep_alive: outcome == Outcome::Response && c.parser.keep_alive,
@@ -670,14 +689,14 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         c.st = if c.fd >= 0 { St::Idle } else { St::Closed };
         self.sink.record(&s);
         self.flow
-            .ended(&mut self.users[idx], &s, &self.conns[idx].captured);
+            .ended(&mut self.users[idx], &s, &self.conns[idx].job.captured);
         if self.pooled() {
             if self.conns[idx].fd >= 0 {
                 self.idle.push(idx as u32);
             } else {
                 self.closed.push(idx as u32);
             }
-        } else if self.conns[idx].active {
+        } else if self.conns[idx].user.active {
             self.ready.push(idx as u32);
         } else {
             self.close(idx);
