@@ -58,6 +58,9 @@ pub(crate) enum Kind {
     HeadBody,
     HugeHeader,
     EndlessHeader,
+    /// A chunked body whose first chunk-size line never ends (its chunk
+    /// extension goes on), sent as fast as the client reads.
+    EndlessChunkExt,
     Http10,
     IdleClose,
     CloseEvery,
@@ -85,7 +88,7 @@ struct Param {
 }
 
 impl Kind {
-    pub(crate) const COUNT: usize = 25;
+    pub(crate) const COUNT: usize = 26;
     pub(crate) const ALL: [Kind; Kind::COUNT] = [
         Kind::Close,
         Kind::ResetMidBody,
@@ -106,6 +109,7 @@ impl Kind {
         Kind::HeadBody,
         Kind::HugeHeader,
         Kind::EndlessHeader,
+        Kind::EndlessChunkExt,
         Kind::Http10,
         Kind::IdleClose,
         Kind::CloseEvery,
@@ -136,6 +140,7 @@ impl Kind {
             Kind::HeadBody => "/bad/head-body",
             Kind::HugeHeader => "/bad/huge-header",
             Kind::EndlessHeader => "/bad/endless-header",
+            Kind::EndlessChunkExt => "/bad/endless-chunk-ext",
             Kind::Http10 => "/bad/http10",
             Kind::IdleClose => "/bad/idle-close",
             Kind::CloseEvery => "/bad/close-every",
@@ -350,6 +355,15 @@ pub(crate) async fn respond(
             h.truncate(h.len() - 2);
             c.canned(route, 200, &[&h]);
             let batch = ENDLESS_LINE.repeat(256);
+            // Until the client gives up: the write fails once it has gone.
+            loop {
+                c.write_now(&batch).await?;
+            }
+        }
+        Kind::EndlessChunkExt => {
+            let h = head("200 OK", &[text, "Transfer-Encoding: chunked"], conn);
+            c.canned(route, 200, &[&h, b"1;ext="]);
+            let batch = [b'a'; 64 * 1024];
             // Until the client gives up: the write fails once it has gone.
             loop {
                 c.write_now(&batch).await?;

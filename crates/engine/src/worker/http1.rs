@@ -161,7 +161,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     pub(super) fn readable(&mut self, idx: usize) {
         // A new event: whatever an earlier short read said, there may be more now.
         self.conns[idx].tls_drained = false;
+        let mut reads = 0;
         loop {
+            let gen = self.conns[idx].gen;
+            if self.over_budget(&mut reads, idx, gen, sys::IN) {
+                return;
+            }
             let fd = self.conns[idx].fd;
             let tls = self.conns[idx].tls.is_some();
             let r = if tls {

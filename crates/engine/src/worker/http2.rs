@@ -496,7 +496,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     fn link_read(&mut self, l: usize, closing: bool) {
         let gen = self.links().store[l].gen;
         self.links().store[l].tls_drained = false;
+        let mut reads = 0;
+        let flags = sys::IN | if closing { sys::CLOSED } else { 0 };
         loop {
+            if self.over_budget(&mut reads, l, gen, flags) {
+                return;
+            }
             let link = &mut links_of(&mut self.transport).store[l];
             if link.gen != gen || link.st != LinkSt::Open {
                 return;

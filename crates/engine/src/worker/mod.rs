@@ -43,6 +43,12 @@ const TICK: u64 = 100_000_000;
 /// Most bytes of a response kept for a flow that asked to capture it.
 const CAPTURE_MAX: usize = 1 << 20;
 const NEVER: u64 = u64::MAX;
+/// The one read budget, for HTTP/1.1, HTTPS and HTTP/2 alike: a socket's
+/// read loop yields after this many reads in one wake-up (64 KiB each, so
+/// 1 MiB), and the socket is read again on the loop's next turn. A server
+/// that sends without end cannot keep the worker from its clock, its
+/// deadlines, the end of the run or the stop flag.
+const READS_PER_WAKE: u32 = 16;
 
 /// How slots get their requests.
 #[derive(Debug, Clone)]
@@ -269,6 +275,9 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     ending: bool,
     /// How the slots reach the server.
     transport: Transport,
+    /// Sockets whose read loop spent its budget with data perhaps left:
+    /// (epoll token index, generation, event flags), read on the next turn.
+    unread: Vec<(u32, u32, u32)>,
 }
 
 /// How slots reach the server: the one choice the loop dispatches on
@@ -317,6 +326,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             captured_server: false,
             ending: false,
             transport,
+            unread: Vec::new(),
             cfg,
         };
         match &w.cfg.mode {
@@ -339,6 +349,19 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             }
         }
         Ok(w)
+    }
+
+    /// Counts one read on a socket; past [`READS_PER_WAKE`], notes it to be
+    /// read again (as an event with `flags`) on the loop's next turn and
+    /// says to stop reading now.
+    #[inline]
+    fn over_budget(&mut self, reads: &mut u32, idx: usize, gen: u32, flags: u32) -> bool {
+        *reads += 1;
+        if *reads <= READS_PER_WAKE {
+            return false;
+        }
+        self.unread.push((idx as u32, gen, flags));
+        true
     }
 
     #[inline]
@@ -400,8 +423,12 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             if let Some(Reverse((t, _))) = self.timers.peek() {
                 wake = wake.min(*t);
             }
+            // Sockets left unread by the budget, once each per turn.
+            for (idx, gen, flags) in std::mem::take(&mut self.unread) {
+                self.on_event(idx as usize, gen, flags);
+            }
             self.h2_flush();
-            let timeout_ms = if self.ready.is_empty() {
+            let timeout_ms = if self.ready.is_empty() && self.unread.is_empty() {
                 wake.saturating_sub(now)
                     .div_ceil(1_000_000)
                     .min(i32::MAX as u64) as i32
