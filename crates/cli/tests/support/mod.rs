@@ -1,5 +1,5 @@
-//! Helpers shared by the integration-test binaries (cli, hostile, models,
-//! tls), included with `#[path = "../support/mod.rs"] mod support;`.
+//! Helpers shared by the integration-test binaries (`yace`, `models`,
+//! `stacks`), included with `#[path = "../support/mod.rs"] mod support;`.
 // Each binary uses a subset.
 #![allow(dead_code)]
 

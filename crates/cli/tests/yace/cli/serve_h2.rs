@@ -7,7 +7,7 @@ use std::net::TcpStream;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use crate::{stderr, yace};
+use crate::cli::{stderr, yace};
 
 const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 const SETTINGS: u8 = 0x4;

@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-#[path = "../support/mod.rs"]
-mod support;
-use support::yace;
+use crate::support::{self, yace};
 
 mod h2;
 

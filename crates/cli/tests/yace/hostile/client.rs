@@ -1,7 +1,7 @@
 //! Hostile conditions on the client's side: too few file descriptors, and
 //! a reader that closes yace's stdout early.
 
-use crate::{output_within, server, settled, Run};
+use crate::hostile::{output_within, server, settled, Run};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
 use std::time::Duration;

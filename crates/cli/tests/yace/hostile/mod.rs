@@ -10,9 +10,7 @@
 //! close-every), and a server that accepts then resets is run, not
 //! reported unreachable.
 
-#[path = "../support/mod.rs"]
-mod support;
-pub use support::settled;
+pub use crate::support::settled;
 
 mod client;
 mod connection;

@@ -1,7 +1,7 @@
 //! `yace report`: a saved result rendered again, from the JSON alone, and
 //! agreeing with what the run said and the server saw.
 
-use crate::{run_json, server, settled, stderr, temp_path, u, yace};
+use crate::cli::{run_json, server, settled, stderr, temp_path, u, yace};
 use serde_json::Value;
 
 fn report(args: &[&str]) -> std::process::Output {

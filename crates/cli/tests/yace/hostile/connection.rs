@@ -2,7 +2,7 @@
 //! stage, silence, drips, refused ports, idle closes and unannounced closes
 //! of keep-alive connections.
 
-use crate::{hostile, output_within, run, server, settled, url, yace};
+use crate::hostile::{hostile, output_within, run, server, settled, url, yace};
 use serve::{Hostile, OnAccept};
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! (`?split=N`: each piece its own write, ~1 ms apart) must give yace
 //! exactly the figures that whole delivery gives.
 
-use crate::{run, server, url, Run};
+use crate::hostile::{run, server, url, Run};
 use serde_json::Value;
 
 /// What must not depend on how the bytes were cut.

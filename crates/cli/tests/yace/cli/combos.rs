@@ -1,7 +1,7 @@
 //! Every pair of load-model flags either does what the README says or is
 //! a clear error (exit 2): one row per pair, checked on `--dry-run`'s plan.
 
-use crate::yace;
+use crate::cli::yace;
 use serde_json::Value;
 
 /// The flags, with a value each; `-f` is a scenario of 5 users held 5 s.
@@ -146,7 +146,7 @@ fn shown(out: &std::process::Output) -> String {
 
 #[test]
 fn every_pair_of_load_flags_combines_or_is_a_clear_error() {
-    let dir = crate::temp_path("combos");
+    let dir = crate::cli::temp_path("combos");
     std::fs::create_dir_all(&dir).unwrap();
     let scenario = dir.join("five.toml");
     std::fs::write(

@@ -27,10 +27,10 @@ fn published_schema_matches_the_code() {
 
 #[test]
 fn real_results_validate_against_the_schema() {
-    let s = crate::server();
+    let s = crate::cli::server();
     let schema = jsonschema::JSONSchema::compile(&published()).expect("schema compiles");
-    let closed = crate::run_json("schema-closed", &[&s.url(), "-c", "4", "-n", "200"]).1;
-    let open = crate::run_json("schema-open", &[&s.url(), "--rate", "50", "-d", "1s"]).1;
+    let closed = crate::cli::run_json("schema-closed", &[&s.url(), "-c", "4", "-n", "200"]).1;
+    let open = crate::cli::run_json("schema-open", &[&s.url(), "--rate", "50", "-d", "1s"]).1;
     for r in [closed, open] {
         if let Err(errors) = schema.validate(&r) {
             let msgs: Vec<String> = errors

@@ -4,9 +4,9 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 fn interrupt(sig: i32, want_code: i32, want_reason: &str) {
-    let s = crate::server();
-    let path = crate::temp_path(&format!("sig{sig}.json"));
-    let child = crate::yace()
+    let s = crate::cli::server();
+    let path = crate::cli::temp_path(&format!("sig{sig}.json"));
+    let child = crate::cli::yace()
         .args(["run", &s.url(), "-c", "8", "-d", "60s", "-q", "--json"])
         .arg(&path)
         .stdout(Stdio::piped())
@@ -23,26 +23,26 @@ fn interrupt(sig: i32, want_code: i32, want_reason: &str) {
         out.status.code(),
         Some(want_code),
         "{}",
-        crate::stderr(&out)
+        crate::cli::stderr(&out)
     );
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(r["end"]["reason"], want_reason);
     assert_eq!(r["end"]["partial"], true);
-    let responses = crate::u(&r, "summary.responses");
+    let responses = crate::cli::u(&r, "summary.responses");
     assert!(responses > 100, "responses {responses}");
-    assert_eq!(crate::u(&r, "summary.errors"), 0);
-    let seen = crate::settled(&s);
+    assert_eq!(crate::cli::u(&r, "summary.errors"), 0);
+    let seen = crate::cli::settled(&s);
     // Every request the server answered was either counted or cancelled at the end.
-    let started = crate::u(&r, "summary.requests");
+    let started = crate::cli::u(&r, "summary.requests");
     assert!(
         seen.requests >= responses && seen.requests <= started,
         "{seen:?} vs {started}"
     );
     assert!(
-        crate::stdout(&out).contains("partial result"),
+        crate::cli::stdout(&out).contains("partial result"),
         "{}",
-        crate::stdout(&out)
+        crate::cli::stdout(&out)
     );
     s.shutdown();
 }
@@ -62,8 +62,8 @@ fn the_previous_result_survives_the_run_and_a_double_ctrl_c() {
     // --json, -e and -g are written beside their path and renamed into
     // place: during the run, and after a second Ctrl-C that exits at once,
     // the previous file is still there, whole.
-    let s = crate::server();
-    let dir = crate::temp_path("atomic");
+    let s = crate::cli::server();
+    let dir = crate::cli::temp_path("atomic");
     std::fs::create_dir_all(&dir).unwrap();
     let json = dir.join("r.json");
     let csv = dir.join("e.csv");
@@ -71,14 +71,14 @@ fn the_previous_result_survives_the_run_and_a_double_ctrl_c() {
     for p in [&json, &csv, &gnuplot] {
         std::fs::write(p, "previous").unwrap();
     }
-    let child = crate::yace()
+    let child = crate::cli::yace()
         .args(["run", &s.url(), "-c", "4", "-d", "60s", "-q", "--json"])
         .arg(&json)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let ab = crate::yace()
+    let ab = crate::cli::yace()
         .args(["ab", "-q", "-c", "2", "-t", "60", "-e"])
         .arg(&csv)
         .arg("-g")
@@ -121,7 +121,7 @@ fn the_previous_result_survives_the_run_and_a_double_ctrl_c() {
         );
     }
     // One Ctrl-C: the new result lands, complete.
-    let child = crate::yace()
+    let child = crate::cli::yace()
         .args(["run", &s.url(), "-c", "4", "-d", "60s", "-q", "--json"])
         .arg(&json)
         .stdout(Stdio::piped())

@@ -8,7 +8,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 fn spawn() -> (Child, std::net::SocketAddr) {
-    let mut child = crate::yace()
+    let mut child = crate::cli::yace()
         .args(["serve", "--port", "0", "-t", "1"])
         .stdout(Stdio::piped())
         .spawn()
@@ -68,7 +68,7 @@ fn stops_on_sigint() {
 
 #[test]
 fn bad_arguments_are_a_usage_error() {
-    let out = crate::yace()
+    let out = crate::cli::yace()
         .args(["serve", "--bind", "nonsense"])
         .output()
         .unwrap();

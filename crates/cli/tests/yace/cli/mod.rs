@@ -1,10 +1,8 @@
-//! Integration tests: the real `yace` binary against the real embedded
+//! The real `yace` binary against the real embedded
 //! target on loopback, asserting on what the server saw and what yace
 //! reported. One test binary, topic modules (STYLE.md §12).
 
-#[path = "../support/mod.rs"]
-mod support;
-pub use support::{run_json, settled, temp_path, u, yace};
+pub use crate::support::{run_json, settled, temp_path, u, yace};
 
 mod ab;
 mod combos;

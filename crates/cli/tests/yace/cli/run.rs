@@ -1,7 +1,7 @@
 //! `yace run` against the embedded target: counts, statuses, framing,
 //! keep-alive and timing, checked on both sides.
 
-use crate::{run_json, server, settled, stdout, u, yace};
+use crate::cli::{run_json, server, settled, stdout, u, yace};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -11,7 +11,7 @@ fn request_count_is_exact_at_the_server() {
     for threads in ["1", "3"] {
         s.reset_stats();
         let (out, r) = run_json("count", &[&url, "-c", "10", "-n", "5k", "-t", threads]);
-        assert!(out.status.success(), "{}", crate::stderr(&out));
+        assert!(out.status.success(), "{}", crate::cli::stderr(&out));
         let seen = settled(&s);
         assert_eq!(u(&r, "summary.responses"), 5000, "threads {threads}");
         assert_eq!(u(&r, "summary.requests"), 5000);
@@ -53,7 +53,7 @@ fn no_keepalive_opens_a_connection_per_request() {
         "close",
         &[&s.url(), "-c", "4", "-n", "300", "--no-keepalive"],
     );
-    assert!(out.status.success(), "{}", crate::stderr(&out));
+    assert!(out.status.success(), "{}", crate::cli::stderr(&out));
     let seen = settled(&s);
     assert_eq!(u(&r, "summary.responses"), 300);
     assert_eq!(u(&r, "summary.connections_opened"), 300);
@@ -118,7 +118,7 @@ fn varying_lengths_are_information_not_failures() {
 #[test]
 fn post_with_headers_and_body_file() {
     let s = server();
-    let body = crate::temp_path("req.json");
+    let body = crate::cli::temp_path("req.json");
     std::fs::write(&body, br#"{"hello":"world","n":12345}"#).unwrap();
     let url = format!("{}echo", s.url());
     let (out, r) = run_json(
@@ -140,7 +140,7 @@ fn post_with_headers_and_body_file() {
         .chain([body.to_str().unwrap()])
         .collect::<Vec<_>>(),
     );
-    assert!(out.status.success(), "{}", crate::stderr(&out));
+    assert!(out.status.success(), "{}", crate::cli::stderr(&out));
     assert_eq!(u(&r, "summary.responses"), 50);
     // /echo returns the body: every response is as long as the file.
     assert_eq!(u(&r, "summary.body_length.first"), 27);
@@ -199,7 +199,7 @@ fn slow_responses_time_out_and_the_run_goes_on() {
 fn open_model_sends_on_schedule() {
     let s = server();
     let (out, r) = run_json("rate", &[&s.url(), "--rate", "200", "-d", "2s", "-t", "2"]);
-    assert!(out.status.success(), "{}", crate::stderr(&out));
+    assert!(out.status.success(), "{}", crate::cli::stderr(&out));
     assert_eq!(u(&r, "summary.responses"), 400);
     assert_eq!(settled(&s).requests, 400);
     // Rows count responses by the second they *ended* in; on a machine shared
@@ -218,8 +218,8 @@ fn open_model_sends_on_schedule() {
 #[test]
 fn no_url_benchmarks_the_embedded_target() {
     let (out, r) = run_json("embedded", &["-d", "1s", "-c", "4", "-t", "1"]);
-    assert!(out.status.success(), "{}", crate::stderr(&out));
-    assert!(crate::stderr(&out).contains("embedded target"));
+    assert!(out.status.success(), "{}", crate::cli::stderr(&out));
+    assert!(crate::cli::stderr(&out).contains("embedded target"));
     assert_eq!(r["environment"]["embedded_target"], true);
     assert!(u(&r, "summary.responses") > 100);
     assert_eq!(u(&r, "summary.errors"), 0);

@@ -1,7 +1,7 @@
 //! `yace doctor`: the real binary, the real embedded target, this machine's
 //! real limits.
 
-use crate::{server, settled, stdout, yace};
+use crate::cli::{server, settled, stdout, yace};
 use serde_json::Value;
 
 /// The checklist line of check `name` (`level  name  finding`).
@@ -130,9 +130,9 @@ fn bad_input_is_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        crate::stderr(&out).starts_with("error: URL: "),
+        crate::cli::stderr(&out).starts_with("error: URL: "),
         "{}",
-        crate::stderr(&out)
+        crate::cli::stderr(&out)
     );
 }
 
@@ -197,7 +197,7 @@ fn probes_https_as_yace_run_does() {
     // The same certificate checks as yace run: unknown CA without --cacert,
     // a timed handshake with it.
     let id = serve::TlsIdentity::self_signed().unwrap();
-    let ca = crate::temp_path("doctor-ca.pem");
+    let ca = crate::cli::temp_path("doctor-ca.pem");
     std::fs::write(&ca, &id.cert_pem).unwrap();
     let s = serve::Server::start(serve::Config {
         tls: Some(id),

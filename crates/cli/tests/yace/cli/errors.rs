@@ -1,6 +1,6 @@
 //! Bad input and unreachable targets: one clear line each, the right exit code.
 
-use crate::{stderr, yace};
+use crate::cli::{stderr, yace};
 
 #[test]
 fn every_bad_flag_is_reported_at_once() {
@@ -173,7 +173,7 @@ fn help_reads_well_at_80_columns_in_a_pipe() {
 
 #[test]
 fn unwritable_json_path_fails_before_the_run() {
-    let s = crate::server();
+    let s = crate::cli::server();
     let out = yace()
         .args([
             "run",
@@ -191,7 +191,7 @@ fn unwritable_json_path_fails_before_the_run() {
         e.contains("--json /nonexistent-dir/x/result.json: cannot create"),
         "{e}"
     );
-    assert_eq!(crate::settled(&s).requests, 0, "no load was sent");
+    assert_eq!(crate::cli::settled(&s).requests, 0, "no load was sent");
     s.shutdown();
 }
 
@@ -227,7 +227,7 @@ fn missing_body_file_names_the_file() {
 
 #[test]
 fn a_full_disk_has_its_own_exit_code_and_the_summary_still_prints() {
-    let s = crate::server();
+    let s = crate::cli::server();
     let out = yace()
         .args([
             "run",
@@ -248,9 +248,9 @@ fn a_full_disk_has_its_own_exit_code_and_the_summary_still_prints() {
         stderr(&out)
     );
     assert!(
-        crate::stdout(&out).contains("50 responses"),
+        crate::cli::stdout(&out).contains("50 responses"),
         "{}",
-        crate::stdout(&out)
+        crate::cli::stdout(&out)
     );
     s.shutdown();
 }

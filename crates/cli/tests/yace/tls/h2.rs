@@ -4,7 +4,8 @@
 //! handled with zero failed requests, and a clear outcome when the server
 //! does not speak HTTP/2.
 
-use super::{n, run, served, support, with_nginx};
+use super::{n, run, served, with_nginx};
+use crate::support;
 
 #[test]
 fn http2() {

@@ -2,7 +2,7 @@
 //! chunking, interim responses, bodies where none belong, huge and endless
 //! heads, HTTP/1.0.
 
-use crate::{run, server, url};
+use crate::hostile::{run, server, url};
 use std::time::Duration;
 
 /// The usual run: 20 requests on 2 connections, failures bounded by a

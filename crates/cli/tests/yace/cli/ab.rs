@@ -1,6 +1,6 @@
 //! `yace ab` against the embedded target (real stacks: tests/stacks).
 
-use crate::{server, settled, stderr, stdout, yace};
+use crate::cli::{server, settled, stderr, stdout, yace};
 use std::time::{Duration, Instant};
 
 fn ab(args: &[&str]) -> std::process::Output {
@@ -159,7 +159,7 @@ fn a_slow_request_times_out_alone_and_the_report_still_prints() {
 #[test]
 fn post_file_with_content_type() {
     let s = server();
-    let body = crate::temp_path("ab-post.json");
+    let body = crate::cli::temp_path("ab-post.json");
     std::fs::write(&body, b"{\"a\":1}").unwrap();
     let url = format!("{}echo", s.url());
     let out = ab(&[
@@ -184,8 +184,8 @@ fn post_file_with_content_type() {
 #[test]
 fn csv_and_gnuplot_files_in_abs_formats() {
     let s = server();
-    let csv = crate::temp_path("ab.csv");
-    let gp = crate::temp_path("ab.tsv");
+    let csv = crate::cli::temp_path("ab.csv");
+    let gp = crate::cli::temp_path("ab.tsv");
     let out = ab(&[
         "-n",
         "200",

@@ -1,7 +1,7 @@
 //! Secrets never reach an output: every output of runs that used each kind
 //! of secret is searched for the secrets' values.
 
-use crate::{server, stderr, stdout, yace};
+use crate::cli::{server, stderr, stdout, yace};
 use std::path::Path;
 
 /// One value per kind of secret; none may appear in any output.
@@ -29,7 +29,7 @@ fn read(p: &Path) -> String {
 #[test]
 fn no_output_of_a_run_shows_a_secret() {
     let s = server();
-    let dir = crate::temp_path("secrets");
+    let dir = crate::cli::temp_path("secrets");
     std::fs::create_dir_all(&dir).unwrap();
     let port = s.local_addr().port();
     let url = format!(
