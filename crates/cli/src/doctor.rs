@@ -1,22 +1,16 @@
-//! `yace doctor`: checks the client machine (and, given a URL, the target)
-//! before a big run and says what to change. Each check is a pure function
-//! of numbers (`checks`), read from /proc and getrlimit (`system`); the
-//! target gets one timed request (`probe`). [`preflight`] is the cheap
-//! subset `yace run` calls before it sends any load.
+//! `yace doctor`: its flags, and the checklist printed as text or JSON.
+//! The checks themselves are library code: `host` (this machine's facts and
+//! the advice for each; `host::preflight` is the cheap subset every run
+//! does) and `run::doctor` (gathering them, and one timed request to the
+//! target through `run::probe`).
 
-mod probe;
 mod render;
 
 use crate::{exit, Failure};
+use ::run::doctor::{gather, Checkup, Findings};
 use clap::Args;
-use host::checks::{self, Churn};
-use host::facts;
-pub use host::{Check, Level};
-use plan::{Scheme, Target};
-use probe::{ProbeError, Probed};
+use plan::Target;
 use std::io::Write;
-use std::net::{SocketAddr, ToSocketAddrs};
-use std::time::{Duration, Instant};
 
 const DOCTOR_HELP: &str = "\
 Checks, one line each (ok, warn or fail; warn and fail give the command that fixes it):
@@ -93,150 +87,6 @@ fn rate_arg(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Resolves the target, timing the lookup.
-fn resolve(t: &Target) -> Result<(SocketAddr, Duration), Check> {
-    let started = Instant::now();
-    let fail = |finding: String| {
-        Check::new("target", Level::Fail, finding).fix(format!(
-            "getent hosts {}   # check the name, /etc/hosts and /etc/resolv.conf",
-            t.host
-        ))
-    };
-    let mut addrs = (t.host.as_str(), t.port)
-        .to_socket_addrs()
-        .map_err(|e| fail(format!("cannot resolve host '{}': {e}", t.host)))?;
-    let dns = started.elapsed();
-    let addr = addrs
-        .next()
-        .ok_or_else(|| fail(format!("host '{}' resolved to no address", t.host)))?;
-    Ok((addr, dns))
-}
-
-/// Everything doctor found, for the text and JSON renderers.
-struct Findings {
-    connections: u64,
-    threads: usize,
-    keepalive: bool,
-    rate: Option<f64>,
-    url: Option<String>,
-    target: Option<(SocketAddr, Option<&'static str>)>,
-    probe: Option<Result<Probed, ProbeError>>,
-    checks: Vec<Check>,
-}
-
-impl Findings {
-    fn count(&self, l: Level) -> usize {
-        self.checks.iter().filter(|c| c.level == l).count()
-    }
-
-    fn exit_code(&self) -> u8 {
-        if self.count(Level::Fail) > 0 {
-            exit::RUNTIME
-        } else {
-            exit::OK
-        }
-    }
-}
-
-fn gather(a: &DoctorArgs, target: Option<&Target>) -> Findings {
-    let threads = a.threads.map_or_else(host::cpus, |t| t as usize);
-    let cpus = facts::cpus();
-    let range = facts::port_range();
-    let mut target_checks = Vec::new();
-    let mut resolved = None;
-    let mut probed = None;
-    if let Some(t) = target {
-        // HTTPS as yace run sets it up: the same roots, --cacert, --insecure.
-        let tls = match t.scheme {
-            Scheme::Http => Ok(None),
-            Scheme::Https => engine::tls::setup(&a.tls.options(), &t.host, false).map(Some),
-        };
-        if let Err(e) = &tls {
-            let e = ::run::tls_message(e, &crate::flags::RunFlags);
-            target_checks.push(Check::new("target", Level::Fail, format!("HTTPS: {e}")));
-        } else if let Ok(tls) = tls {
-            match resolve(t) {
-                Err(c) => target_checks.push(c),
-                Ok((addr, dns)) => {
-                    let local = facts::is_local(addr.ip(), &facts::local_ips());
-                    let listeners = if local.is_some() {
-                        facts::listeners(addr.port())
-                    } else {
-                        Vec::new()
-                    };
-                    target_checks.push(checks::locality(addr, local, &cpus, &listeners, &t.url));
-                    let p = probe::probe(
-                        addr,
-                        t,
-                        dns,
-                        probe::CONNECT_TIMEOUT,
-                        probe::RESPONSE_TIMEOUT,
-                        tls.as_ref(),
-                    );
-                    target_checks.push(probe::verdict(&p, t, !a.no_keepalive));
-                    resolved = Some((addr, local));
-                    probed = Some(p);
-                }
-            }
-        }
-    }
-    let local = resolved.map(|(_, l)| l.is_some());
-    let loopback = resolved.map(|(addr, _)| match addr.ip() {
-        std::net::IpAddr::V6(v6) => v6
-            .to_ipv4_mapped()
-            .map_or(v6.is_loopback(), |v4| v4.is_loopback()),
-        ip => ip.is_loopback(),
-    });
-    let ok_probe = probed.as_ref().and_then(|p| p.as_ref().ok());
-    let churns = a.no_keepalive || ok_probe.is_some_and(|p| !p.keep_alive);
-    let churn = match (a.rate, churns, ok_probe) {
-        (Some(r), _, _) => Churn::Rate {
-            per_s: r,
-            estimated: false,
-        },
-        (None, false, _) => Churn::Reused,
-        // Each connection does connect + request + response, back to back.
-        (None, true, Some(p)) => {
-            let per_conn = (p.phases.connect + p.phases.wait + p.phases.receive)
-                .as_secs_f64()
-                .max(10e-6);
-            Churn::Rate {
-                per_s: (a.connections as f64 / per_conn)
-                    .min(checks::CONNECT_RATE_PER_THREAD * threads.max(1) as f64),
-                estimated: true,
-            }
-        }
-        (None, true, None) => Churn::Unknown,
-    };
-    let mut all = vec![
-        checks::open_files(facts::nofile(), facts::nr_open(), a.connections),
-        checks::ports(range, a.connections),
-        checks::time_wait(
-            range,
-            churn,
-            facts::tw_reuse(),
-            facts::timestamps(),
-            loopback,
-        ),
-        checks::somaxconn(facts::somaxconn(), a.connections, local),
-        checks::cpus(&cpus, threads, a.connections),
-    ];
-    if let Some((max, current)) = facts::conntrack() {
-        all.push(checks::conntrack(max, current, a.connections, churn));
-    }
-    all.extend(target_checks);
-    Findings {
-        connections: a.connections,
-        threads,
-        keepalive: !a.no_keepalive,
-        rate: a.rate,
-        url: target.map(|t| t.url.clone()),
-        target: resolved,
-        probe: probed,
-        checks: all,
-    }
-}
-
 /// Runs the checks and prints them; exit 1 if any failed.
 pub fn run(a: DoctorArgs) -> Result<u8, Failure> {
     let target = a
@@ -245,7 +95,15 @@ pub fn run(a: DoctorArgs) -> Result<u8, Failure> {
         .map(Target::parse)
         .transpose()
         .map_err(|e| Failure::usage(format!("URL: {e} (e.g. http://127.0.0.1:8080/path)")))?;
-    let f = gather(&a, target.as_ref());
+    let checkup = Checkup {
+        connections: a.connections,
+        rate: a.rate,
+        threads: a.threads.map(|t| t as usize),
+        keepalive: !a.no_keepalive,
+        tls: a.tls.options(),
+        spelling: &crate::flags::RunFlags,
+    };
+    let f = gather(&checkup, target.as_ref());
     let mut out = std::io::stdout().lock();
     // A closed stdout (yace doctor | head) still gets the exit code.
     let _ = if a.json {
@@ -254,12 +112,22 @@ pub fn run(a: DoctorArgs) -> Result<u8, Failure> {
     } else {
         render::text(&f, &mut out)
     };
-    Ok(f.exit_code())
+    Ok(exit_code(&f))
+}
+
+/// 1 when a check failed (warnings allowed), else 0.
+pub fn exit_code(f: &Findings) -> u8 {
+    if f.failed() {
+        exit::RUNTIME
+    } else {
+        exit::OK
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use host::{Check, Level};
 
     pub(crate) fn findings(checks: Vec<Check>) -> Findings {
         Findings {
@@ -279,8 +147,8 @@ mod tests {
         let ok = Check::new("a", Level::Ok, "fine".into());
         let warn = Check::new("b", Level::Warn, "hm".into()).fix("do x".into());
         let fail = Check::new("c", Level::Fail, "bad".into()).fix("do y".into());
-        assert_eq!(findings(vec![ok.clone(), warn.clone()]).exit_code(), 0);
-        assert_eq!(findings(vec![ok, warn, fail]).exit_code(), 1);
+        assert_eq!(exit_code(&findings(vec![ok.clone(), warn.clone()])), 0);
+        assert_eq!(exit_code(&findings(vec![ok, warn, fail])), 1);
     }
 
     #[test]

@@ -17,9 +17,11 @@
 
 #![forbid(unsafe_code)]
 
+pub mod doctor;
 mod error;
 mod flow;
 mod output;
+pub mod probe;
 
 pub use error::Error;
 pub use flow::ScenarioFlow;

@@ -2,8 +2,10 @@
 //! document (`yace.doctor.v1`) for scripts. Pure: they write what
 //! [`Findings`] holds.
 
-use super::probe::{self, Framing};
-use super::{Findings, Level};
+use super::exit_code;
+use ::run::doctor::Findings;
+use ::run::probe::{self, Framing};
+use host::Level;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::time::Duration;
@@ -129,15 +131,15 @@ pub fn json(f: &Findings) -> Value {
             "warn": f.count(Level::Warn),
             "fail": f.count(Level::Fail),
         },
-        "exit_code": f.exit_code(),
+        "exit_code": exit_code(f),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::tests::findings;
-    use super::super::Check;
     use super::*;
+    use host::Check;
 
     #[test]
     fn checklist_layout() {

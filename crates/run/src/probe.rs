@@ -2,9 +2,9 @@
 //! own framing ([`engine::codec::ResponseParser`]) decides where the
 //! response ends, so the probe reads exactly what a run would.
 
-use super::{Check, Level};
 use engine::codec::{EofError, FrameError, Progress, ResponseParser, MAX_HEAD};
 use engine::Outcome;
+use host::{Check, Level};
 use plan::Target;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
