@@ -8,14 +8,12 @@ use std::time::Duration;
 use crate::stream::Stream;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::http::{self, BodyLen, ConnHeader, Framing, Head, HeadError};
-use crate::http2;
-use crate::routes;
-use crate::stats::{Route, Tally};
-use crate::stream::Rewind;
+use crate::http::{self, BodyLen, ConnHeader, Framing, Head};
+use crate::route::Route;
+use crate::stats::Tally;
 use crate::Shared;
 
-const INITIAL_READ_BUF: usize = 4 * 1024;
+pub(crate) const INITIAL_READ_BUF: usize = 4 * 1024;
 /// Pending responses are written once this much has accumulated, so a deep
 /// pipeline cannot grow the write buffer without bound.
 pub(crate) const WRITE_BATCH: usize = 64 * 1024;
@@ -46,24 +44,24 @@ pub(crate) static FILLER: [u8; 64 * 1024] = {
 };
 
 pub(crate) struct Conn {
-    stream: Stream,
+    pub(crate) stream: Stream,
     /// Always fully initialised; `pos..end` is the unconsumed input.
-    rbuf: Vec<u8>,
-    pos: usize,
-    end: usize,
-    wbuf: Vec<u8>,
-    tally: Tally,
+    pub(crate) rbuf: Vec<u8>,
+    pub(crate) pos: usize,
+    pub(crate) end: usize,
+    pub(crate) wbuf: Vec<u8>,
+    pub(crate) tally: Tally,
     pub(crate) shared: Arc<Shared>,
     /// `?split=N`: write responses N bytes at a time.
-    split: Option<usize>,
+    pub(crate) split: Option<usize>,
     /// `/bad/idle-close?ms=N`: after this much idleness, the next request
     /// is met with a close.
-    stale_after: Option<Duration>,
+    pub(crate) stale_after: Option<Duration>,
     /// `/bad/close-every` responses so far on this connection.
-    close_every: u64,
+    pub(crate) close_every: u64,
     /// No request yet, and no protocol agreed by ALPN: the first bytes may
     /// be HTTP/2's preface.
-    sniff: bool,
+    pub(crate) sniff: bool,
 }
 
 /// What becomes of a connection after a response.
@@ -96,127 +94,12 @@ pub(crate) enum BodyError {
     Io,
 }
 
-pub(crate) async fn serve(stream: Stream, shared: Arc<Shared>) {
-    let sniff = !stream.alpn_agreed();
-    let mut conn = Conn {
-        stream,
-        rbuf: vec![0; INITIAL_READ_BUF],
-        pos: 0,
-        end: 0,
-        wbuf: Vec::with_capacity(INITIAL_READ_BUF),
-        tally: Tally::default(),
-        shared,
-        split: None,
-        stale_after: None,
-        close_every: 0,
-        sniff,
-    };
-    // I/O errors only mean the client is gone; there is nobody to tell.
-    match conn.run().await {
-        Ok(After::Close) => conn.linger().await,
-        Ok(After::Reset) => {
-            if conn.flush().await.is_ok() {
-                // Dropping the socket now sends RST instead of FIN.
-                let _ = conn.stream.set_zero_linger();
-            }
-        }
-        Ok(After::Abandon) => {
-            let _ = conn.stream.shutdown().await;
-        }
-        Ok(After::Http2) => {
-            let Conn {
-                stream,
-                mut rbuf,
-                pos,
-                end,
-                shared,
-                ..
-            } = conn;
-            rbuf.truncate(end);
-            rbuf.drain(..pos);
-            // Boxed: HTTP/2's state is large, and every HTTP/1.1
-            // connection's future would otherwise make room for it.
-            return Box::pin(http2::serve(Rewind::new(stream, rbuf), shared)).await;
-        }
-        Ok(After::KeepAlive | After::Gone) | Err(_) => {}
-    }
-    conn.tally.flush(&conn.shared.counters);
-}
-
 impl Conn {
-    /// Serves requests until the connection should close; says how (never
-    /// `KeepAlive`). `Gone` means the client closed first.
-    async fn run(&mut self) -> io::Result<After> {
-        loop {
-            if self.pos == self.end {
-                if let Some(end) = self.await_request().await? {
-                    return Ok(end);
-                }
-            }
-            if self.sniff {
-                match http2::sniff(&self.rbuf[self.pos..self.end]) {
-                    Some(true) => return Ok(After::Http2),
-                    Some(false) => self.sniff = false,
-                    None => {
-                        if !self.fill().await? {
-                            return Ok(After::Gone);
-                        }
-                        continue;
-                    }
-                }
-            }
-            let head = match http::parse_head(&self.rbuf[self.pos..self.end]) {
-                Ok(Some((head, len))) => {
-                    self.pos += len;
-                    head
-                }
-                Ok(None) if self.end - self.pos >= http::MAX_HEAD => {
-                    self.error(Route::Other, 431, "request head too large\n");
-                    return Ok(After::Close);
-                }
-                Ok(None) => {
-                    if !self.fill().await? {
-                        return Ok(After::Gone);
-                    }
-                    continue;
-                }
-                Err(e) => {
-                    match e {
-                        HeadError::Bad => self.error(Route::Other, 400, "malformed request\n"),
-                        HeadError::TooLarge => {
-                            self.error(Route::Other, 431, "too many header fields\n")
-                        }
-                    }
-                    return Ok(After::Close);
-                }
-            };
-            let body = match self.read_body(&head).await {
-                Ok(body) => body,
-                Err(BodyError::Bad) => {
-                    self.error(head.target.route(), 400, "malformed chunked body\n");
-                    return Ok(After::Close);
-                }
-                Err(BodyError::TooLarge) => {
-                    self.error(Route::Echo, 413, "body too large for /echo\n");
-                    return Ok(After::Close);
-                }
-                Err(BodyError::Io) => return Ok(After::Gone),
-            };
-            match routes::respond(self, &head, body).await? {
-                After::KeepAlive => {}
-                end => return Ok(end),
-            }
-            if self.wbuf.len() >= WRITE_BATCH {
-                self.flush().await?;
-            }
-        }
-    }
-
     /// Waits for the first bytes of the next request, with everything sent.
     /// Returns how to end the connection instead when the client closed, or
     /// when it stayed idle past [`crate::Hostile::idle_close`] or a
     /// `/bad/idle-close` delay.
-    async fn await_request(&mut self) -> io::Result<Option<After>> {
+    pub(crate) async fn await_request(&mut self) -> io::Result<Option<After>> {
         self.flush().await?;
         if let Some(wait) = self.stale_after.take() {
             let mut byte = [0u8; 1];
@@ -246,7 +129,7 @@ impl Conn {
     /// Reads more input, after sending whatever responses are pending: a
     /// client may be waiting for them before it sends more, and a pipelined
     /// burst is answered with a single write. Returns `false` on EOF.
-    async fn fill(&mut self) -> io::Result<bool> {
+    pub(crate) async fn fill(&mut self) -> io::Result<bool> {
         self.flush().await?;
         // What is left is at most a partial head, so moving it is cheap.
         if self.pos > 0 {
@@ -270,7 +153,7 @@ impl Conn {
     }
 
     /// Reads the request body; it is kept only when the route uses it.
-    async fn read_body(&mut self, head: &Head) -> Result<Option<Vec<u8>>, BodyError> {
+    pub(crate) async fn read_body(&mut self, head: &Head) -> Result<Option<Vec<u8>>, BodyError> {
         let keep = head.target.wants_body();
         match head.framing {
             Framing::None => Ok(keep.then(Vec::new)),
@@ -325,7 +208,7 @@ impl Conn {
 
     /// Tells a client that waits for permission (`Expect: 100-continue`, as
     /// curl sends for larger POSTs) to send the body.
-    fn interim_continue(&mut self) {
+    pub(crate) fn interim_continue(&mut self) {
         const CONTINUE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
         self.wbuf.extend_from_slice(CONTINUE);
         self.tally.bytes(CONTINUE.len() as u64);
@@ -333,7 +216,7 @@ impl Conn {
 
     /// Answers a request that cannot be served (or even delimited) and
     /// marks the connection for closing.
-    fn error(&mut self, route: Route, status: u16, body: &str) {
+    pub(crate) fn error(&mut self, route: Route, status: u16, body: &str) {
         self.head(
             route,
             status,
@@ -470,7 +353,7 @@ impl Conn {
     /// Sends what is pending, half-closes, and drains the peer's remaining
     /// input for a while so the close does not turn into a reset that could
     /// destroy the last response before the client reads it.
-    async fn linger(&mut self) {
+    pub(crate) async fn linger(&mut self) {
         if self.flush().await.is_err() || self.stream.shutdown().await.is_err() {
             return;
         }

@@ -1,7 +1,7 @@
 //! HTTP/1.x wire format: request heads in (via `httparse`), request-body
 //! framing (including an incremental chunked decoder) and response heads out.
 
-use crate::routes::{self, Target};
+use crate::ask::{self, Target};
 
 /// Largest request head accepted; beyond it the answer is 431.
 pub(crate) const MAX_HEAD: usize = 64 * 1024;
@@ -63,7 +63,7 @@ pub(crate) fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, HeadError>
         return Err(HeadError::Bad);
     };
     let mut target = Target::parse(path);
-    let split = routes::split(path).unwrap_or_else(|()| {
+    let split = ask::split(path).unwrap_or_else(|()| {
         target = Target::Invalid(
             target.route(),
             "split must be a whole number from 1 to 65536\n",

@@ -22,11 +22,13 @@ use http::request::Parts;
 use http::{Method, Request, Response, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite, BufWriter, ReadBuf};
 
+use crate::ask::Target;
 use crate::conn::{BodyError, FILLER, MAX_ECHO_BODY, WRITE_BATCH};
 use crate::http::{find_cookie, SESSION_COOKIE};
-use crate::misbehave::Kind;
-use crate::routes::{self, Ask, Body, Reply, Target};
-use crate::stats::{Counters, Route, Tally};
+use crate::route::Kind;
+use crate::route::Route;
+use crate::routes::{self, Ask, Body, Reply};
+use crate::stats::{Counters, Tally};
 use crate::stream::Rewind;
 use crate::Shared;
 

@@ -125,10 +125,13 @@
 //! until SIGINT or SIGTERM, for `yace serve` — the way to point another
 //! load generator at the same server.
 
+mod ask;
 mod conn;
+mod h1;
 mod http;
 mod http2;
 mod misbehave;
+mod route;
 mod routes;
 mod session;
 mod stats;
@@ -451,7 +454,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
         let _ = stream.set_nodelay(true);
         match shared.tls.clone() {
             None => {
-                tokio::spawn(conn::serve(Stream::Plain(stream), shared.clone()));
+                tokio::spawn(h1::serve(Stream::Plain(stream), shared.clone()));
             }
             Some(acceptor) => {
                 let shared = shared.clone();
@@ -464,7 +467,7 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
                         if stream.alpn_h2() {
                             http2::serve(Rewind::new(stream, Vec::new()), shared).await;
                         } else {
-                            conn::serve(stream, shared).await;
+                            h1::serve(stream, shared).await;
                         }
                     }
                 });

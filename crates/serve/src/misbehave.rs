@@ -15,15 +15,13 @@ use std::time::Duration;
 
 use crate::conn::{After, Conn, FILLER};
 use crate::http::{ConnHeader, SERVER_HEADER};
-use crate::routes::param;
-use crate::stats::Route;
+use crate::route::{Bad, Kind, Route};
 
-/// Longest pause the drip routes accept between two bytes.
-const MAX_DRIP_MS: u64 = 10_000;
-/// Largest `/bad/huge-header`, in KiB (64 MiB).
-const MAX_HUGE_KB: u64 = 64 * 1024;
-/// Longest `/bad/idle-close` wait (one hour).
-const MAX_IDLE_MS: u64 = 3_600_000;
+/// The 501 body of an HTTP/2 misbehaviour asked for over HTTP/1.1.
+const H2_ONLY: &[u8] = b"this misbehaviour is HTTP/2 only\n";
+/// The 501 body of an HTTP/1.1 misbehaviour asked for over HTTP/2.
+pub(crate) const H1_ONLY: &str = "this misbehaviour is HTTP/1.1 only\n";
+
 /// How long `/bad/reset-mid-body` lets its partial body travel before the
 /// reset, so that the client has it when the RST arrives.
 const RESET_PAUSE: Duration = Duration::from_millis(5);
@@ -35,185 +33,6 @@ const ENDLESS_LINE: &[u8; 64] =
     b"X-Endless: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n";
 /// Header value bytes for `/bad/huge-header`, written as many times as needed.
 static HUGE_VALUE: [u8; 16 * 1024] = [b'x'; 16 * 1024];
-
-/// The misbehaviours, one per `/bad/...` path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Close,
-    ResetMidBody,
-    Silent,
-    DripHead,
-    DripBody,
-    EofBody,
-    ClShort,
-    ClLong,
-    ClInvalid,
-    ClDup,
-    ChunkBad,
-    ChunkExt,
-    ChunkTrunc,
-    Continue,
-    Body204,
-    Body304,
-    HeadBody,
-    HugeHeader,
-    EndlessHeader,
-    /// A chunked body whose first chunk-size line never ends (its chunk
-    /// extension goes on), sent as fast as the client reads.
-    EndlessChunkExt,
-    Http10,
-    IdleClose,
-    CloseEvery,
-    /// HTTP/2 only: RST_STREAM INTERNAL_ERROR instead of an answer.
-    Rst,
-    /// HTTP/2 only: RST_STREAM REFUSED_STREAM instead of an answer.
-    Refuse,
-    /// HTTP/2 only: an answer, then a graceful GOAWAY.
-    GoAway,
-}
-
-/// The 501 body of an HTTP/2 misbehaviour asked for over HTTP/1.1.
-const H2_ONLY: &[u8] = b"this misbehaviour is HTTP/2 only\n";
-/// The 501 body of an HTTP/1.1 misbehaviour asked for over HTTP/2.
-pub(crate) const H1_ONLY: &str = "this misbehaviour is HTTP/1.1 only\n";
-
-/// A route's one query parameter: name, default, bounds and the 400 body
-/// for a value out of them.
-struct Param {
-    key: &'static str,
-    default: u64,
-    min: u64,
-    max: u64,
-    usage: &'static str,
-}
-
-impl Kind {
-    pub(crate) const COUNT: usize = 26;
-    pub(crate) const ALL: [Kind; Kind::COUNT] = [
-        Kind::Close,
-        Kind::ResetMidBody,
-        Kind::Silent,
-        Kind::DripHead,
-        Kind::DripBody,
-        Kind::EofBody,
-        Kind::ClShort,
-        Kind::ClLong,
-        Kind::ClInvalid,
-        Kind::ClDup,
-        Kind::ChunkBad,
-        Kind::ChunkExt,
-        Kind::ChunkTrunc,
-        Kind::Continue,
-        Kind::Body204,
-        Kind::Body304,
-        Kind::HeadBody,
-        Kind::HugeHeader,
-        Kind::EndlessHeader,
-        Kind::EndlessChunkExt,
-        Kind::Http10,
-        Kind::IdleClose,
-        Kind::CloseEvery,
-        Kind::Rst,
-        Kind::Refuse,
-        Kind::GoAway,
-    ];
-
-    /// The path, which is also the route's name in the stats.
-    pub(crate) fn path(self) -> &'static str {
-        match self {
-            Kind::Close => "/bad/close",
-            Kind::ResetMidBody => "/bad/reset-mid-body",
-            Kind::Silent => "/bad/silent",
-            Kind::DripHead => "/bad/drip-head",
-            Kind::DripBody => "/bad/drip-body",
-            Kind::EofBody => "/bad/eof-body",
-            Kind::ClShort => "/bad/cl-short",
-            Kind::ClLong => "/bad/cl-long",
-            Kind::ClInvalid => "/bad/cl-invalid",
-            Kind::ClDup => "/bad/cl-dup",
-            Kind::ChunkBad => "/bad/chunk-bad",
-            Kind::ChunkExt => "/bad/chunk-ext",
-            Kind::ChunkTrunc => "/bad/chunk-trunc",
-            Kind::Continue => "/bad/continue",
-            Kind::Body204 => "/bad/204-body",
-            Kind::Body304 => "/bad/304-body",
-            Kind::HeadBody => "/bad/head-body",
-            Kind::HugeHeader => "/bad/huge-header",
-            Kind::EndlessHeader => "/bad/endless-header",
-            Kind::EndlessChunkExt => "/bad/endless-chunk-ext",
-            Kind::Http10 => "/bad/http10",
-            Kind::IdleClose => "/bad/idle-close",
-            Kind::CloseEvery => "/bad/close-every",
-            Kind::Rst => "/bad/rst",
-            Kind::Refuse => "/bad/refuse",
-            Kind::GoAway => "/bad/goaway",
-        }
-    }
-
-    fn param(self) -> Option<Param> {
-        let drip = Param {
-            key: "ms",
-            default: 10,
-            min: 0,
-            max: MAX_DRIP_MS,
-            usage: "ms must be a whole number up to 10000\n",
-        };
-        Some(match self {
-            Kind::DripHead | Kind::DripBody => drip,
-            Kind::HugeHeader => Param {
-                key: "kb",
-                default: 100,
-                min: 1,
-                max: MAX_HUGE_KB,
-                usage: "kb must be a whole number from 1 to 65536\n",
-            },
-            Kind::IdleClose => Param {
-                key: "ms",
-                default: 200,
-                min: 0,
-                max: MAX_IDLE_MS,
-                usage: "ms must be a whole number up to 3600000\n",
-            },
-            Kind::CloseEvery => Param {
-                key: "n",
-                default: 3,
-                min: 1,
-                max: u32::MAX as u64,
-                usage: "n must be a whole number from 1 to 4294967295\n",
-            },
-            _ => return None,
-        })
-    }
-}
-
-/// A `/bad/...` request, resolved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Bad {
-    pub(crate) kind: Kind,
-    /// The value of the route's parameter (`ms`, `kb` or `n`); 0 if it
-    /// takes none.
-    pub(crate) arg: u64,
-}
-
-/// Resolves a path under `/bad/`: `None` when no misbehaviour has that
-/// name (a 404), `Err` with the route and the 400 body for a bad parameter.
-pub(crate) fn parse(path: &str, query: &str) -> Option<Result<Bad, (Route, &'static str)>> {
-    let kind = *Kind::ALL.iter().find(|k| k.path() == path)?;
-    let Some(p) = kind.param() else {
-        return Some(Ok(Bad { kind, arg: 0 }));
-    };
-    let arg = match param(query, p.key) {
-        None => Some(p.default),
-        Some(v) => v
-            .parse::<u64>()
-            .ok()
-            .filter(|n| (p.min..=p.max).contains(n)),
-    };
-    Some(
-        arg.map(|arg| Bad { kind, arg })
-            .ok_or((Route::Bad(kind), p.usage)),
-    )
-}
 
 /// Misbehaves as `bad` says. `keep`: whether an honest answer would keep
 /// the connection; `conn`: the `Connection` header it would carry. Returns
@@ -435,6 +254,7 @@ async fn pause(ms: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::route::parse;
 
     #[test]
     fn paths_are_distinct_and_listed_once() {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use serde::{Deserialize, Serialize};
 
-use crate::misbehave::Kind;
+use crate::route::Route;
 
 /// A snapshot of the server's counters, as returned by [`crate::Server::stats`]
 /// and served as JSON by `GET /_stats`.
@@ -50,80 +50,6 @@ pub struct Stats {
     /// exchanged).
     #[serde(default)]
     pub h2_connections: u64,
-}
-
-/// The fixed set of route names. Counting by route rather than by raw path
-/// keeps memory bounded whatever paths clients send.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Route {
-    Root,
-    Bytes,
-    Sleep,
-    Session,
-    Vary,
-    Status,
-    Chunked,
-    Close,
-    Echo,
-    Other,
-    /// `/bad/...`: one counter per misbehaviour.
-    Bad(Kind),
-}
-
-impl Route {
-    const PLAIN: [Route; 10] = [
-        Route::Root,
-        Route::Bytes,
-        Route::Sleep,
-        Route::Session,
-        Route::Vary,
-        Route::Status,
-        Route::Chunked,
-        Route::Close,
-        Route::Echo,
-        Route::Other,
-    ];
-    pub(crate) const COUNT: usize = Route::PLAIN.len() + Kind::COUNT;
-
-    /// The route's slot in the counter arrays.
-    fn index(self) -> usize {
-        match self {
-            Route::Root => 0,
-            Route::Bytes => 1,
-            Route::Sleep => 2,
-            Route::Session => 3,
-            Route::Vary => 4,
-            Route::Status => 5,
-            Route::Chunked => 6,
-            Route::Close => 7,
-            Route::Echo => 8,
-            Route::Other => 9,
-            Route::Bad(kind) => Route::PLAIN.len() + kind as usize,
-        }
-    }
-
-    fn at(index: usize) -> Route {
-        Route::PLAIN
-            .get(index)
-            .copied()
-            .unwrap_or_else(|| Route::Bad(Kind::ALL[index - Route::PLAIN.len()]))
-    }
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Route::Root => "/",
-            Route::Bytes => "/bytes",
-            Route::Sleep => "/sleep",
-            Route::Session => "/session",
-            Route::Vary => "/vary",
-            Route::Status => "/status",
-            Route::Chunked => "/chunked",
-            Route::Close => "/close",
-            Route::Echo => "/echo",
-            Route::Other => "other",
-            Route::Bad(kind) => kind.path(),
-        }
-    }
 }
 
 // Every status the server can send lies in 100..=599, so a flat array indexed
@@ -304,6 +230,7 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::route::Kind;
 
     #[test]
     fn tally_reaches_counters_only_on_flush() {
