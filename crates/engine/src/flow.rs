@@ -3,6 +3,7 @@
 //! each step's request into the user's own buffer and digests responses.
 
 use crate::Sample;
+use sample::Captured;
 
 /// The user's next move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,8 +34,9 @@ pub trait Flow: Send {
     fn user(&mut self, index: u64) -> Self::User;
     /// The user's next move; a request is written into `out` (cleared by the flow).
     fn next(&mut self, user: &mut Self::User, out: &mut Vec<u8>) -> Next;
-    /// A request of this user ended; `response` holds the raw bytes if capture was asked.
-    fn ended(&mut self, user: &mut Self::User, sample: &Sample, response: &[u8]);
+    /// A request of this user ended; `response` is the response, typed,
+    /// when capture was asked and one arrived.
+    fn ended(&mut self, user: &mut Self::User, sample: &Sample, response: Option<&Captured>);
 }
 
 /// The flow of a plain run: the plan's request, then the think time, then
@@ -153,22 +155,12 @@ impl Flow for Fixed {
     }
 
     #[inline]
-    fn ended(&mut self, u: &mut FixedUser, _: &Sample, response: &[u8]) {
-        if self.cookies.is_none() || response.is_empty() {
+    fn ended(&mut self, u: &mut FixedUser, _: &Sample, response: Option<&Captured>) {
+        let (Some(_), Some(r)) = (&self.cookies, response) else {
             return;
-        }
-        let mut headers = [httparse::EMPTY_HEADER; 64];
-        let mut r = httparse::Response::new(&mut headers);
-        if r.parse(response).is_ok() {
-            for h in r
-                .headers
-                .iter()
-                .filter(|h| h.name.eq_ignore_ascii_case("set-cookie"))
-            {
-                if let Ok(v) = std::str::from_utf8(h.value) {
-                    u.set_cookie(v);
-                }
-            }
+        };
+        for v in r.all("set-cookie") {
+            u.set_cookie(v);
         }
     }
 }
@@ -190,18 +182,15 @@ mod tests {
         assert_eq!(out, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         let s = Sample::default();
         let set = b"HTTP/1.1 200 OK\r\nSet-Cookie: SID=abc; Path=/\r\nSet-Cookie: t=1\r\n\r\n";
-        f.ended(&mut u, &s, set);
+        f.ended(&mut u, &s, Some(&Captured::from_http1(set, false, 200)));
         assert_eq!(f.next(&mut u, &mut out), Next::EndIteration);
         f.next(&mut u, &mut out);
         assert_eq!(
             out,
             b"GET / HTTP/1.1\r\nHost: x\r\nCookie: SID=abc; t=1\r\n\r\n"
         );
-        f.ended(
-            &mut u,
-            &s,
-            b"HTTP/1.1 200 OK\r\nSet-Cookie: t=; Max-Age=0\r\n\r\n",
-        );
+        let expire = b"HTTP/1.1 200 OK\r\nSet-Cookie: t=; Max-Age=0\r\n\r\n";
+        f.ended(&mut u, &s, Some(&Captured::from_http1(expire, false, 200)));
         f.next(&mut u, &mut out);
         f.next(&mut u, &mut out);
         assert_eq!(out, b"GET / HTTP/1.1\r\nHost: x\r\nCookie: SID=abc\r\n\r\n");

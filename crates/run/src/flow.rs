@@ -42,7 +42,7 @@ impl Flow for ScenarioFlow {
         }
     }
 
-    fn ended(&mut self, user: &mut User, s: &Sample, response: &[u8]) {
+    fn ended(&mut self, user: &mut User, s: &Sample, response: Option<&engine::Captured>) {
         match s.outcome {
             Outcome::Response => {
                 let latency = Duration::from_nanos(s.end.saturating_sub(s.intended));

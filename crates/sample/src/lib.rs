@@ -6,6 +6,10 @@
 
 #![forbid(unsafe_code)]
 
+mod capture;
+
+pub use capture::Captured;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -15,7 +15,6 @@ mod build;
 mod cookie;
 mod data;
 mod diag;
-mod http;
 mod ident;
 mod jsonpath;
 mod load;
@@ -33,6 +32,7 @@ pub use load::{LoadSpec, Overrides, Source, Stage, ENV};
 pub use plan::Think;
 pub use plan::{Diagnostic, Diagnostics};
 pub use runner::{Action, Capture, CheckCount, Runner, User};
+pub use sample::Captured;
 
 use diag::{Pos, Sink};
 use program::Program;

@@ -4,12 +4,12 @@
 
 use crate::cookie::{parse_http_date, Jar};
 use crate::data::DataMode;
-use crate::http::Response;
 use crate::jsonpath::{json_equal, value_text};
 use crate::program::{Body, CheckKind, ExtractFrom, HeaderTest, Program, Slot};
 use crate::rng::Rng;
 use crate::template::Scope;
 use crate::think;
+use sample::Captured;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -295,16 +295,16 @@ impl Runner {
         out.extend_from_slice(body);
     }
 
-    /// The response to `step` arrived: `raw` is exactly the bytes received
-    /// (head and body as on the wire, possibly chunked, possibly cut at
-    /// 1 MiB). Updates cookies, runs extracts and checks. Ignored unless
+    /// The response to `step` arrived: `response` is it, typed (the body
+    /// de-chunked, possibly cut at 1 MiB), when the step asked the engine to
+    /// capture it. Updates cookies, runs extracts and checks. Ignored unless
     /// `step` is the user's request that is out.
     pub fn response(
         &mut self,
         user: &mut User,
         step: u16,
         status: u16,
-        raw: &[u8],
+        response: Option<&Captured>,
         latency: Duration,
     ) {
         // Only the request that is out has an outcome; a stray report is
@@ -313,22 +313,22 @@ impl Runner {
             return;
         }
         let st = &self.prog.steps[usize::from(step)];
-        let resp = (st.capture != Capture::None).then(|| Response::parse(raw));
+        let resp = response.filter(|_| st.capture != Capture::None);
         if let (true, Some(r)) = (self.prog.cookies, &resp) {
             let now = r.header("date").and_then(parse_http_date);
             for v in r.all("set-cookie") {
                 user.jar.set(v, now);
             }
         }
-        let body = match (&resp, st.capture) {
-            (Some(r), Capture::HeadAndBody) => r.body(st.head, status),
-            _ => Default::default(),
+        let body: &[u8] = match (&resp, st.capture) {
+            (Some(r), Capture::HeadAndBody) => &r.body,
+            _ => &[],
         };
         // Parsed once, and only if an extract or check asks for it.
         let parsed = std::cell::OnceCell::new();
         let json = || {
             parsed
-                .get_or_init(|| serde_json::from_slice::<serde_json::Value>(&body).ok())
+                .get_or_init(|| serde_json::from_slice::<serde_json::Value>(body).ok())
                 .as_ref()
         };
         let counts = &mut self.counts;
@@ -338,7 +338,7 @@ impl Runner {
                 (ExtractFrom::Json(p), _) => json().and_then(|j| p.get(j)).map(value_text),
                 (ExtractFrom::Header(h), Some(r)) => r.header(h).map(str::to_owned),
                 (ExtractFrom::Regex(re, g), _) => re
-                    .captures(&body)
+                    .captures(body)
                     .and_then(|c| c.get(*g))
                     .map(|m| String::from_utf8_lossy(m.as_bytes()).into_owned()),
                 (ExtractFrom::Cookie(name), Some(r)) => {
@@ -361,7 +361,7 @@ impl Runner {
                 CheckKind::Status(s) => status == *s,
                 CheckKind::StatusIn(v) => v.contains(&status),
                 CheckKind::BodyContains(_) | CheckKind::BodyMatches(_) if resp.is_none() => false,
-                CheckKind::BodyContains(re) | CheckKind::BodyMatches(re) => re.is_match(&body),
+                CheckKind::BodyContains(re) | CheckKind::BodyMatches(re) => re.is_match(body),
                 CheckKind::Json(p, eq) => json()
                     .and_then(|j| p.get(j))
                     .is_some_and(|v| eq.as_ref().is_none_or(|e| json_equal(v, e))),

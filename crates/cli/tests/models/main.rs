@@ -633,11 +633,15 @@ fn a_url_on_the_command_line_replaces_the_base_and_dry_run_says_so() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // The server saw the step's path without the file's /nowhere prefix.
+    // The server saw the step's path without the file's /nowhere prefix:
+    // every request on /status (a request cancelled at the end may or may
+    // not have reached it), none anywhere else.
     let seen = settled(&s);
-    assert_eq!(
-        seen.by_route.get("/status"),
-        Some(&n(&r, "summary.responses")),
+    let on_status = seen.by_route.get("/status").copied().unwrap_or(0);
+    assert!(
+        on_status >= n(&r, "summary.responses") && on_status <= n(&r, "summary.requests"),
         "{seen:?}"
     );
+    assert_eq!(seen.by_route.len(), 1, "{seen:?}");
+    assert!(n(&r, "summary.responses") > 0);
 }

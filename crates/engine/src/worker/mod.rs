@@ -28,7 +28,7 @@ use crate::http::io_connect_outcome;
 use crate::sys::{self, Connecting, Epoll};
 use crate::tls::TlsSetup;
 use plan::{Due, WorkerSchedule};
-use sample::{Outcome, Sample, Sink};
+use sample::{Captured, Outcome, Sample, Sink};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::net::SocketAddr;
@@ -715,8 +715,12 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         };
         c.st = if c.fd >= 0 { St::Idle } else { St::Closed };
         self.sink.record(&s);
-        self.flow
-            .ended(&mut self.users[idx], &s, &self.conns[idx].job.captured);
+        // A flow that asked for the response gets it typed, built once
+        // here whatever the transport: it never parses bytes itself.
+        let job = &self.conns[idx].job;
+        let captured = (job.capture && !job.captured.is_empty())
+            .then(|| Captured::from_http1(&job.captured, job.head, s.status));
+        self.flow.ended(&mut self.users[idx], &s, captured.as_ref());
         if self.pooled() {
             if self.conns[idx].fd >= 0 {
                 self.idle.push(idx as u32);

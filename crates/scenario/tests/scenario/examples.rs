@@ -1,3 +1,4 @@
+use crate::wire;
 use crate::{examples_dir, no_env};
 use std::path::Path;
 use std::time::Duration;
@@ -103,8 +104,20 @@ fn toml_and_yaml_spell_the_same_scenario() {
                 assert_eq!(a, b);
                 if let yace_scenario::Action::Request { step, .. } = at {
                     let resp = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
-                    rt.response(&mut ut, step, 200, resp, Duration::from_millis(1));
-                    ry.response(&mut uy, step, 200, resp, Duration::from_millis(1));
+                    rt.response(
+                        &mut ut,
+                        step,
+                        200,
+                        Some(&wire(resp, 200)),
+                        Duration::from_millis(1),
+                    );
+                    ry.response(
+                        &mut uy,
+                        step,
+                        200,
+                        Some(&wire(resp, 200)),
+                        Duration::from_millis(1),
+                    );
                 }
             }
         }

@@ -24,3 +24,9 @@ pub fn toml(text: &str) -> Result<Scenario, Diagnostics> {
 pub fn yaml(text: &str) -> Result<Scenario, Diagnostics> {
     parse(text, Format::Yaml, "s.yaml", &examples_dir(), &no_env())
 }
+
+/// A response as the engine hands it to a scenario: `raw` as it came on an
+/// HTTP/1.1 connection, typed.
+pub fn wire(raw: impl AsRef<[u8]>, status: u16) -> yace_scenario::Captured {
+    yace_scenario::Captured::from_http1(raw.as_ref(), false, status)
+}

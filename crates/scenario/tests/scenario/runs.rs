@@ -2,6 +2,7 @@
 //! cookies, choices and data rows, as the engine would drive them.
 
 use crate::toml;
+use crate::wire;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -33,7 +34,7 @@ fn exchange(r: &mut Runner, u: &mut User, resp: &str) -> String {
     };
     let step = step_of(a);
     let status = resp[9..12].parse().unwrap();
-    r.response(u, step, status, resp.as_bytes(), MS);
+    r.response(u, step, status, Some(&wire(resp.as_bytes(), status)), MS);
     req
 }
 
@@ -207,7 +208,13 @@ fn extract_then_template_with_cookies_and_chunked_json() {
         b1.len(),
         b2.len()
     );
-    r.response(&mut u, 0, 200, resp.as_bytes(), Duration::from_millis(2));
+    r.response(
+        &mut u,
+        0,
+        200,
+        Some(&wire(resp.as_bytes(), 200)),
+        Duration::from_millis(2),
+    );
     // Step think is "0": no pause before the next request.
     let (_, req) = next(&mut r, &mut u);
     assert_eq!(
@@ -233,7 +240,7 @@ fn extract_then_template_with_cookies_and_chunked_json() {
             ("latency <= 1ms".into(), 0, 1),
         ]
     );
-    r.response(&mut u, 1, 200, ok("").as_bytes(), MS);
+    r.response(&mut u, 1, 200, Some(&wire(ok("").as_bytes(), 200)), MS);
     // The default think time comes after the last step, then the end.
     assert_eq!(
         next(&mut r, &mut u).0,
@@ -248,7 +255,7 @@ fn extract_then_template_with_cookies_and_chunked_json() {
         "the jar outlives the iteration"
     );
     let bad = "HTTP/1.1 500 Oops\r\nContent-Length: 4\r\nSet-Cookie: SID=; Max-Age=0\r\n\r\nnope";
-    r.response(&mut u, 0, 500, bad.as_bytes(), MS);
+    r.response(&mut u, 0, 500, Some(&wire(bad.as_bytes(), 500)), MS);
     let (_, req) = next(&mut r, &mut u);
     assert!(
         req.starts_with("GET / HTTP/1.1\r\n"),
@@ -310,7 +317,7 @@ fn cookies_off_and_explicit_cookie_header() {
         &mut u,
         0,
         200,
-        b"HTTP/1.1 200 OK\r\nSet-Cookie: S=v\r\n\r\n",
+        Some(&wire(b"HTTP/1.1 200 OK\r\nSet-Cookie: S=v\r\n\r\n", 200)),
         MS,
     );
     let (_, req) = next(&mut r, &mut u);
@@ -400,7 +407,13 @@ fn weighted_journeys_and_choices_follow_their_weights() {
                 match next(&mut r, &mut u).0 {
                     Action::Request { step, .. } => {
                         hits[usize::from(step)] += 1;
-                        r.response(&mut u, step, 200, b"HTTP/1.1 200 OK\r\n\r\n", MS);
+                        r.response(
+                            &mut u,
+                            step,
+                            200,
+                            Some(&wire(b"HTTP/1.1 200 OK\r\n\r\n", 200)),
+                            MS,
+                        );
                     }
                     Action::Think(_) => {}
                     Action::EndIteration => break,
@@ -472,14 +485,26 @@ fn failures_end_the_iteration_and_abort_on_fail() {
     );
     let a = next(&mut r, &mut u).0;
     assert_eq!(step_of(a), 0, "a new iteration starts over");
-    r.response(&mut u, 0, 503, b"HTTP/1.1 503 No\r\n\r\n", MS);
+    r.response(
+        &mut u,
+        0,
+        503,
+        Some(&wire(b"HTTP/1.1 503 No\r\n\r\n", 503)),
+        MS,
+    );
     assert_eq!(
         next(&mut r, &mut u).0,
         Action::EndIteration,
         "abort_on_fail"
     );
     let a = next(&mut r, &mut u).0;
-    r.response(&mut u, step_of(a), 200, b"HTTP/1.1 200 OK\r\n\r\n", MS);
+    r.response(
+        &mut u,
+        step_of(a),
+        200,
+        Some(&wire(b"HTTP/1.1 200 OK\r\n\r\n", 200)),
+        MS,
+    );
     assert_eq!(
         next(&mut r, &mut u).0,
         Action::Think(Duration::from_secs(2))
@@ -632,13 +657,37 @@ fn stray_outcomes_are_ignored() {
     let mut r = s.runner();
     let mut u = r.new_user(0);
     // Before any request, and for a step that is not out.
-    r.response(&mut u, 0, 200, b"HTTP/1.1 200 OK\r\n\r\n", MS);
+    r.response(
+        &mut u,
+        0,
+        200,
+        Some(&wire(b"HTTP/1.1 200 OK\r\n\r\n", 200)),
+        MS,
+    );
     r.failed(&mut u, 0);
     assert_eq!(step_of(next(&mut r, &mut u).0), 0);
-    r.response(&mut u, 1, 200, b"HTTP/1.1 200 OK\r\n\r\n", MS);
+    r.response(
+        &mut u,
+        1,
+        200,
+        Some(&wire(b"HTTP/1.1 200 OK\r\n\r\n", 200)),
+        MS,
+    );
     r.failed(&mut u, 1);
-    r.response(&mut u, 0, 200, b"HTTP/1.1 200 OK\r\n\r\n", MS);
-    r.response(&mut u, 0, 500, b"HTTP/1.1 500 No\r\n\r\n", MS);
+    r.response(
+        &mut u,
+        0,
+        200,
+        Some(&wire(b"HTTP/1.1 200 OK\r\n\r\n", 200)),
+        MS,
+    );
+    r.response(
+        &mut u,
+        0,
+        500,
+        Some(&wire(b"HTTP/1.1 500 No\r\n\r\n", 500)),
+        MS,
+    );
     assert_eq!(step_of(next(&mut r, &mut u).0), 1);
     assert_eq!(counts(&r), [("status == 200".into(), 1, 0)]);
 }

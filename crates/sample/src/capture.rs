@@ -1,19 +1,39 @@
-//! Reading responses as the engine hands them over: raw bytes, head and
-//! body as on the wire (the body possibly chunked, possibly cut at 1 MiB).
-//! Tolerant by design: a truncated or odd response yields what can be read.
+//! A captured response, typed: what a flow that asked for the response
+//! (a scenario's extractions and checks, a user's cookie jar) sees. The
+//! engine builds it once, whatever the transport; flows never parse bytes.
 
-use std::borrow::Cow;
-
-#[derive(Debug)]
-pub(crate) struct Response<'a> {
-    pub headers: Vec<(&'a str, &'a str)>,
-    /// The body as sent (still chunked if it was).
-    pub wire_body: &'a [u8],
+/// The status, the header fields in order (names as sent), and the body
+/// with any chunked coding removed, at most what the engine kept (1 MiB).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
 }
 
-impl<'a> Response<'a> {
-    pub(crate) fn parse(raw: &'a [u8]) -> Response<'a> {
-        let (head, body) = match find(raw, b"\r\n\r\n") {
+impl Captured {
+    /// The first value of a header field, by name without case.
+    pub fn header<'s>(&'s self, name: &str) -> Option<&'s str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of a header field, in order.
+    pub fn all<'s, 'n: 's>(&'s self, name: &'n str) -> impl Iterator<Item = &'s str> + 's {
+        self.headers
+            .iter()
+            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// From a response as it came on an HTTP/1.1 connection: the head and
+    /// the body as sent (possibly chunked, possibly cut). Tolerant by design:
+    /// a truncated or odd response yields what can be read. `head_request`:
+    /// the response to a HEAD has no body, whatever it says.
+    pub fn from_http1(raw: &[u8], head_request: bool, status: u16) -> Captured {
+        let (head, wire_body) = match find(raw, b"\r\n\r\n") {
             Some(i) => (&raw[..i], &raw[i + 4..]),
             None => match find(raw, b"\n\n") {
                 Some(i) => (&raw[..i], &raw[i + 2..]),
@@ -28,48 +48,32 @@ impl<'a> Response<'a> {
                 continue;
             };
             if let Some((n, v)) = line.split_once(':') {
-                headers.push((n.trim(), v.trim()));
+                headers.push((n.trim().to_owned(), v.trim().to_owned()));
             }
         }
-        Response {
+        let mut c = Captured {
+            status,
             headers,
-            wire_body: body,
-        }
-    }
-
-    pub(crate) fn header(&self, name: &str) -> Option<&'a str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| *v)
-    }
-
-    pub(crate) fn all<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'a str> + 's {
-        self.headers
-            .iter()
-            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| *v)
-    }
-
-    /// The body with chunked transfer coding removed and cut at
-    /// Content-Length; empty for responses that have none.
-    pub(crate) fn body(&self, head_request: bool, status: u16) -> Cow<'a, [u8]> {
+            body: Vec::new(),
+        };
         if head_request || status == 204 || status == 304 || (100..200).contains(&status) {
-            return Cow::Borrowed(&[]);
+            return c;
         }
-        let chunked = self
+        let chunked = c
             .header("transfer-encoding")
             .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-        if chunked {
-            return Cow::Owned(decode_chunked(self.wire_body));
-        }
-        match self
-            .header("content-length")
-            .and_then(|v| v.parse::<usize>().ok())
-        {
-            Some(n) if n < self.wire_body.len() => Cow::Borrowed(&self.wire_body[..n]),
-            _ => Cow::Borrowed(self.wire_body),
-        }
+        c.body = if chunked {
+            decode_chunked(wire_body)
+        } else {
+            match c
+                .header("content-length")
+                .and_then(|v| v.parse::<usize>().ok())
+            {
+                Some(n) if n < wire_body.len() => wire_body[..n].to_vec(),
+                _ => wire_body.to_vec(),
+            }
+        };
+        c
     }
 }
 
@@ -79,7 +83,7 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// Decodes as many complete chunks as there are; a chunk cut short
 /// contributes what arrived. Extensions and trailers are ignored.
-pub(crate) fn decode_chunked(mut wire: &[u8]) -> Vec<u8> {
+fn decode_chunked(mut wire: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(wire.len());
     loop {
         let Some(eol) = find(wire, b"\r\n") else {
@@ -110,19 +114,18 @@ mod tests {
     #[test]
     fn head_and_plain_body() {
         let raw = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\n\r\nhello";
-        let r = Response::parse(raw);
+        let r = Captured::from_http1(raw, false, 200);
         assert_eq!(r.header("content-type"), Some("text/plain"));
         assert_eq!(r.all("Set-Cookie").collect::<Vec<_>>(), ["a=1", "b=2"]);
-        assert_eq!(&*r.body(false, 200), b"hello");
-        assert_eq!(&*r.body(true, 200), b"");
-        assert_eq!(&*r.body(false, 204), b"");
+        assert_eq!(r.body, b"hello");
+        assert!(Captured::from_http1(raw, true, 200).body.is_empty());
+        assert!(Captured::from_http1(raw, false, 204).body.is_empty());
     }
 
     #[test]
     fn chunked_bodies() {
         let raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: 1\r\n\r\n";
-        let r = Response::parse(raw);
-        assert_eq!(&*r.body(false, 200), b"hello, world");
+        assert_eq!(Captured::from_http1(raw, false, 200).body, b"hello, world");
         assert_eq!(decode_chunked(b"3\r\nabc\r\n"), b"abc");
         assert_eq!(decode_chunked(b"a\r\n0123"), b"0123", "cut inside a chunk");
         assert_eq!(
@@ -135,8 +138,8 @@ mod tests {
 
     #[test]
     fn truncated_head() {
-        let r = Response::parse(b"HTTP/1.1 200 OK\r\nLocation: /x");
+        let r = Captured::from_http1(b"HTTP/1.1 200 OK\r\nLocation: /x", false, 200);
         assert_eq!(r.header("location"), Some("/x"));
-        assert!(r.body(false, 200).is_empty());
+        assert!(r.body.is_empty());
     }
 }
