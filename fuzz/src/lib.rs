@@ -37,17 +37,17 @@ pub fn check_scenario(data: &[u8], format: Format) {
             for e in &d.0 {
                 // Data files named by the scenario get their own file name
                 // and positions; only the scenario text is checked here.
-                if e.file != origin {
+                if e.file() != Some(origin) {
                     continue;
                 }
                 assert!(
-                    e.line >= 1 && e.column >= 1,
+                    e.line() >= 1 && e.column() >= 1,
                     "diagnostic without a place: {e}"
                 );
                 assert!(
-                    e.line <= lines + 1,
+                    e.line() <= lines + 1,
                     "diagnostic at line {} of a {lines}-line text: {e}",
-                    e.line
+                    e.line()
                 );
             }
         }
@@ -64,7 +64,8 @@ pub fn check_scenario(data: &[u8], format: Format) {
                         Action::Request { step, .. } => {
                             assert!(!out.is_empty(), "a request with no bytes");
                             let status = status_of(response);
-                            r.response(&mut u, step, status, response, Duration::from_millis(1));
+                            let typed = yace_scenario::Captured::from_http1(response, false, status);
+                            r.response(&mut u, step, status, Some(&typed), Duration::from_millis(1));
                         }
                         Action::Think(_) | Action::EndIteration => {}
                     }

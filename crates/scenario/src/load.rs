@@ -147,17 +147,7 @@ impl LoadSpec {
             }
             let peak = st.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
             let level = o.users.map_or(peak, |u| u as f64);
-            st.clear();
-            let stage = |duration, from, to| Stage { duration, from, to };
-            if !up.is_zero() {
-                st.push(stage(up, 0.0, level));
-            }
-            if !hold.is_zero() {
-                st.push(stage(hold, level, level));
-            }
-            if !down.is_zero() {
-                st.push(stage(down, level, 0.0));
-            }
+            *st = ramp(up, hold, down, level);
         }
         out.ramps = Some((up, down));
         Ok(out)
@@ -201,6 +191,17 @@ impl LoadSpec {
             "sources": sources,
         })
     }
+}
+
+/// `duration` is read only to say it is `hold` (see [`read_file`]).
+/// Up from 0 to `level` over `up`, held for `hold`, down to 0 over `down`;
+/// a zero-length stretch is left out.
+fn ramp(up: Duration, hold: Duration, down: Duration, level: f64) -> Vec<Stage> {
+    [(up, 0.0, level), (hold, level, level), (down, level, 0.0)]
+        .into_iter()
+        .filter(|(d, _, _)| !d.is_zero())
+        .map(|(duration, from, to)| Stage { duration, from, to })
+        .collect()
 }
 
 /// `duration` is read only to say it is `hold` (see [`read_file`]).
@@ -645,6 +646,16 @@ fn finish(
     thresholds: Vec<String>,
     mut sources: BTreeMap<&'static str, Source>,
 ) -> Option<LoadSpec> {
+    // Where the load's level was written, for a problem with the level.
+    let level_at = [
+        raw.users.as_ref().map(|(a, _)| *a),
+        raw.rate.as_ref().map(|(a, _)| *a),
+        raw.stages.as_ref().map(|(a, _)| *a),
+        raw.rate_stages.as_ref().map(|(a, _)| *a),
+    ]
+    .into_iter()
+    .flatten()
+    .next();
     let mut default = |k: &'static str| {
         sources.entry(k).or_insert(Source::Default);
     };
@@ -677,17 +688,7 @@ fn finish(
                 default(k);
             }
         }
-        let mut st = Vec::new();
-        let stage = |duration, from, to| Stage { duration, from, to };
-        if !up.is_zero() {
-            st.push(stage(up, 0.0, level));
-        }
-        if !hold.is_zero() {
-            st.push(stage(hold, level, level));
-        }
-        if !down.is_zero() {
-            st.push(stage(down, level, 0.0));
-        }
+        let st = ramp(up, hold, down, level);
         if st.is_empty() {
             let at = raw.hold.as_ref().map(|(a, _)| *a).unwrap_or(At {
                 pos: Pos::default(),
@@ -715,10 +716,10 @@ fn finish(
     if peak <= 0.0 {
         report(
             s,
-            At {
+            level_at.unwrap_or(At {
                 pos: Pos::default(),
                 env: None,
-            },
+            }),
             "the load never has a user or an iteration".into(),
             None,
         );

@@ -565,3 +565,21 @@ fn duration_is_a_whole_run_so_the_hold_is_called_hold() {
         "{d}"
     );
 }
+
+#[test]
+fn a_load_without_users_is_reported_where_it_is_written() {
+    // Found by fuzzing: the error had no place (line 0).
+    let d = parse(
+        "[load]\nstages = [{ duration = '30s', users = '0-0' }]\n[[step]]\nurl = '/'\n",
+        Format::Toml,
+        "s.toml",
+        Path::new("."),
+        &env(&[]),
+    )
+    .unwrap_err();
+    let shown = d.to_string();
+    assert!(
+        shown.starts_with("s.toml:2:") && shown.contains("never has a user"),
+        "{shown}"
+    );
+}
