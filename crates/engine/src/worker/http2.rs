@@ -24,10 +24,26 @@ use std::collections::VecDeque;
 use std::os::fd::RawFd;
 
 const NONE: u32 = u32::MAX;
-/// Sends of one request at most when the server refuses it unprocessed.
+/// Sends of one request at most when the server refuses it unprocessed
+/// (REFUSED_STREAM, or a connection closed under it).
 const MAX_TRIES: u8 = 3;
+/// Connections one request may be moved to because the one it was on went
+/// away (GOAWAY) before processing it. A server that rolls connections over
+/// every N requests does that to queued requests as a matter of course, so
+/// it does not spend MAX_TRIES; this bound only stops a server that never
+/// processes anything from keeping a request moving for ever.
+const MAX_ROLLOVERS: u8 = 16;
 /// RFC 9113 §7: the stream was not processed; safe to retry.
 const REFUSED_STREAM: u32 = 0x7;
+
+/// Why a stream is sent again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Retry {
+    /// REFUSED_STREAM, or the connection failed under an unanswered stream.
+    Refused,
+    /// Above a GOAWAY's last stream id: the connection rolled over.
+    Rollover,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LinkSt {
@@ -204,6 +220,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     pub(super) fn h2_begin(&mut self, idx: usize, now: u64) {
         let c = &mut self.conns[idx];
         c.place.tries = 1;
+        c.place.rollovers = 0;
         c.parser.keep_alive = true;
         self.h2_enqueue(idx, now);
     }
@@ -666,11 +683,11 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             }
             Ev::End { token } => self.h2_done(token as usize, Outcome::Response, now),
             Ev::Reset { token, code } if code == REFUSED_STREAM => {
-                self.h2_retry(token as usize, now)
+                self.h2_retry(token as usize, now, Retry::Refused)
             }
             Ev::Reset { token, .. } => self.h2_done(token as usize, Outcome::StreamReset, now),
             Ev::Malformed { token } => self.h2_done(token as usize, Outcome::ProtocolError, now),
-            Ev::Unprocessed { token } => self.h2_retry(token as usize, now),
+            Ev::Unprocessed { token } => self.h2_retry(token as usize, now, Retry::Rollover),
             Ev::GoAway => self.link_goaway(l, now),
         }
     }
@@ -712,15 +729,22 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         }
     }
 
-    /// The server refused the stream unprocessed: send it again (on this
+    /// The server did not process the stream: send it again (on this
     /// link's current connection), a bounded number of times.
-    fn h2_retry(&mut self, idx: usize, now: u64) {
+    fn h2_retry(&mut self, idx: usize, now: u64, why: Retry) {
         let c = &mut self.conns[idx];
-        if c.place.tries >= MAX_TRIES || self.ending {
+        let spent = match why {
+            Retry::Refused => c.place.tries >= MAX_TRIES,
+            Retry::Rollover => c.place.rollovers >= MAX_ROLLOVERS,
+        };
+        if spent || self.ending {
             self.h2_done(idx, Outcome::StreamRefused, now);
             return;
         }
-        c.place.tries += 1;
+        match why {
+            Retry::Refused => c.place.tries += 1,
+            Retry::Rollover => c.place.rollovers += 1,
+        }
         c.at.first_byte = 0;
         c.job.bytes_in = 0;
         c.job.written = 0;
@@ -804,7 +828,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 && c.place.tries < MAX_TRIES
                 && !self.ending
             {
-                self.h2_retry(idx as usize, now);
+                self.h2_retry(idx as usize, now, Retry::Refused);
             } else {
                 let o = if c.at.first_byte > 0 && outcome == Outcome::ClosedBeforeResponse {
                     Outcome::IncompleteBody

@@ -205,6 +205,8 @@ struct StreamPlace {
     stream: u32,
     seq: u32,
     tries: u8,
+    /// Times it was moved off a connection that went away (GOAWAY).
+    rollovers: u8,
 }
 
 impl Conn {
