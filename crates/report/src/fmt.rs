@@ -18,6 +18,18 @@ pub fn duration_us(us: f64) -> String {
     }
 }
 
+/// A threshold's measured value with its unit: `36.40ms`, `0.00%`,
+/// `512.3 req/s`, `3`.
+pub fn actual(value: f64, unit: &str) -> String {
+    match unit {
+        "ms" => duration_us(value * 1000.0),
+        "%" => format!("{value:.2}%"),
+        "req/s" => format!("{value:.1} req/s"),
+        _ if value.fract() == 0.0 && value.abs() < 1e15 => count(value as u64),
+        _ => format!("{value:.3}"),
+    }
+}
+
 /// A count with thousands separators: `1,234,567`.
 pub fn count(n: u64) -> String {
     let s = n.to_string();
@@ -60,6 +72,10 @@ mod tests {
         assert_eq!(duration_us(512.4), "512µs");
         assert_eq!(duration_us(1250.0), "1.25ms");
         assert_eq!(duration_us(2_310_000.0), "2.31s");
+        assert_eq!(actual(36.4, "ms"), "36.40ms");
+        assert_eq!(actual(0.0, "%"), "0.00%");
+        assert_eq!(actual(512.25, "req/s"), "512.2 req/s");
+        assert_eq!(actual(3.0, ""), "3");
         assert_eq!(count(0), "0");
         assert_eq!(count(1234567), "1,234,567");
         assert_eq!(count(100), "100");

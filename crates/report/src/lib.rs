@@ -13,4 +13,4 @@ pub mod json;
 pub mod markdown;
 pub mod text;
 
-pub use fmt::{bytes, count, duration_us};
+pub use fmt::{actual, bytes, count, duration_us};

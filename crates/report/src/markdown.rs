@@ -224,7 +224,11 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
             writeln!(
                 w,
                 "| {} | {} | {} | {} | {} |",
-                if c.failed == 0 { "ok" } else { "**FAIL**" },
+                match (c.passed, c.failed) {
+                    (0, 0) => "not run",
+                    (_, 0) => "ok",
+                    _ => "**FAIL**",
+                },
                 cell(&c.step),
                 cell(&c.name),
                 count(c.passed),
@@ -244,10 +248,10 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
                 .unwrap_or_default();
             writeln!(
                 w,
-                "| {} | `{}`{scope} | {:.3} |",
+                "| {} | `{}`{scope} | {} |",
                 if t.passed { "pass" } else { "**FAIL**" },
                 cell(&t.expr),
-                t.actual
+                crate::actual(t.actual, t.unit())
             )?;
         }
     }

@@ -235,6 +235,20 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         .filter(|(o, n)| o.is_error() && **n > 0)
         .map(|(o, n)| (*o, *n))
         .collect();
+    // Failed checks are failures too: never "Errors none" beside them.
+    let (checks_failed, checks_run) = r
+        .checks
+        .iter()
+        .fold((0, 0), |(f, t), c| (f + c.failed, t + c.failed + c.passed));
+    if checks_failed > 0 {
+        writeln!(
+            w,
+            "  Checks      {} of {} failed ({:.2}%)",
+            count(checks_failed),
+            count(checks_run),
+            checks_failed as f64 * 100.0 / checks_run as f64
+        )?;
+    }
     if failures.is_empty() {
         writeln!(w, "  Errors      none")?;
     } else {
@@ -267,7 +281,12 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
     if !r.checks.is_empty() {
         writeln!(w, "  Checks")?;
         for c in &r.checks {
-            let mark = if c.failed == 0 { "ok  " } else { "FAIL" };
+            // A check that never ran has not passed.
+            let mark = match (c.passed, c.failed) {
+                (0, 0) => "not run",
+                (_, 0) => "ok     ",
+                _ => "FAIL   ",
+            };
             writeln!(
                 w,
                 "    {mark} {} · {}   {} passed, {} failed",
@@ -288,10 +307,10 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
                 .unwrap_or_default();
             writeln!(
                 w,
-                "    {} {}{scope}   actual {:.3}",
+                "    {} {}{scope}   actual {}",
                 if t.passed { "pass" } else { "FAIL" },
                 t.expr,
-                t.actual
+                crate::actual(t.actual, t.unit())
             )?;
         }
     }

@@ -15,7 +15,10 @@ enum Metric {
     Errors,
     Non2xx,
     Dropped,
+    /// Passing checks (k6's `checks`): `checks>99%`.
     Checks,
+    /// Failing checks: `checks_failed==0`, `checks_failed<1%`.
+    ChecksFailed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -45,7 +48,7 @@ pub struct Threshold {
 pub use crate::result::ThresholdResult;
 
 const HELP: &str = "write METRIC OP VALUE, e.g. p99<200ms, mean<50ms, errors<1%, non_2xx<5%, \
-                    rps>500, dropped==0, checks<1%";
+                    rps>500, dropped==0, checks>99%, checks_failed==0";
 
 fn parse_latency(v: &str) -> Option<f64> {
     let v = v.trim();
@@ -96,6 +99,7 @@ impl Threshold {
             "non_2xx" => Metric::Non2xx,
             "dropped" => Metric::Dropped,
             "checks" => Metric::Checks,
+            "checks_failed" => Metric::ChecksFailed,
             p if p.starts_with('p') => match p[1..].parse::<f64>() {
                 Ok(x) if (0.0..=100.0).contains(&x) => Metric::P(x),
                 _ => {
@@ -143,6 +147,22 @@ impl Threshold {
         })
     }
 
+    /// True for `checks` and `checks_failed`: a run that sets one decides
+    /// itself how many failed checks it accepts.
+    pub fn is_about_checks(&self) -> bool {
+        matches!(self.metric, Metric::Checks | Metric::ChecksFailed)
+    }
+
+    /// The unit the actual value is reported in.
+    fn unit(&self) -> &'static str {
+        match self.metric {
+            Metric::P(_) | Metric::Mean | Metric::Max | Metric::Min => "ms",
+            Metric::Rps => "req/s",
+            _ if self.percent => "%",
+            _ => "",
+        }
+    }
+
     /// Evaluates against a result (or its step); a missing step fails.
     pub fn evaluate(&self, r: &RunResult) -> ThresholdResult {
         let step: Option<&StepResult> = self
@@ -179,11 +199,16 @@ impl Threshold {
             Metric::Max => (latency.max_us, latency.max_us / 1000.0),
             Metric::Min => (latency.min_us, latency.min_us / 1000.0),
             Metric::Rps => (s.rps, s.rps),
-            Metric::Errors | Metric::Non2xx | Metric::Dropped | Metric::Checks => {
+            Metric::Errors
+            | Metric::Non2xx
+            | Metric::Dropped
+            | Metric::Checks
+            | Metric::ChecksFailed => {
                 let (n, total) = match self.metric {
                     Metric::Errors => (errors, finished),
                     Metric::Non2xx => (non_2xx, finished),
                     Metric::Dropped => (s.dropped, s.requests + s.dropped),
+                    Metric::Checks => (checks_total - checks_failed, checks_total),
                     _ => (checks_failed, checks_total),
                 };
                 if self.percent {
@@ -207,13 +232,21 @@ impl Threshold {
                 Op::Ge => actual >= self.value,
                 Op::Eq => (actual - self.value).abs() < 1e-9,
             };
+        let unit = self.unit();
         ThresholdResult {
             expr: self.expr.clone(),
             step: self.step.clone(),
             actual: shown,
             passed,
+            unit: unit.to_owned(),
         }
     }
+}
+
+/// The unit a threshold expression's actual value is in ("ms", "%",
+/// "req/s", "" for a count), from the expression alone.
+pub fn unit_of(expr: &str) -> &'static str {
+    Threshold::parse(expr, None).map_or("", |t| t.unit())
 }
 
 /// Any percentile, read from the (step's) histogram rather than the summary's fixed list.

@@ -175,9 +175,16 @@ pub fn scenario_thresholds(
             }
         }
     }
-    if bad.is_empty() {
-        Ok(thresholds)
-    } else {
-        Err(Failure::usage(bad.join("\n")))
+    if !bad.is_empty() {
+        return Err(Failure::usage(bad.join("\n")));
     }
+    // Failed checks fail the run unless the user said how many it accepts
+    // (a `checks>99%` or `checks_failed<…` threshold of their own).
+    if !sc.runner().counters().is_empty() && !thresholds.iter().any(Threshold::is_about_checks) {
+        thresholds.push(Threshold::parse(DEFAULT_CHECKS, None).expect("a valid threshold"));
+    }
+    Ok(thresholds)
 }
+
+/// The threshold a scenario run gets when it sets none on its checks.
+pub const DEFAULT_CHECKS: &str = "checks_failed==0";

@@ -375,7 +375,9 @@ base = "http://127.0.0.1:1"
 [load]
 users = 5
 hold = "2s"
-thresholds = ["errors<1%"]
+# The token check fails for all but one user on purpose (see below): accept
+# that, or the failed checks would fail the run.
+thresholds = ["errors<1%", "checks_failed<100%"]
 
 [[data]]
 name = "accounts"

@@ -264,3 +264,56 @@ fn live_progress_on_a_terminal_never_runs_past_the_planned_end() {
     // The summary is still printed after the live line is cleared.
     assert!(text.contains("Requests"), "{text}");
 }
+
+#[test]
+fn failed_checks_fail_the_run_unless_a_checks_threshold_accepts_them() {
+    let s = server();
+    let dir = crate::cli::temp_path("checks");
+    std::fs::create_dir_all(&dir).unwrap();
+    let plan = dir.join("checks.toml");
+    // One check that always passes, one that never does, one never run
+    // (its step comes after an abort).
+    std::fs::write(
+        &plan,
+        "[load]\nusers = 1\nhold = \"1s\"\n\n[[step]]\nname = \"home\"\nurl = \"/\"\n\
+         check = [{ status = 200 }, { body_contains = \"nowhere\" }]\nabort_on_fail = true\n\n\
+         [[step]]\nname = \"never\"\nurl = \"/\"\ncheck = [{ status = 200 }]\n",
+    )
+    .unwrap();
+    let (out, r) = crate::cli::run_json("checks", &["-f", plan.to_str().unwrap(), &s.url()]);
+    let text = crate::cli::stdout(&out);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("Checks      "), "{text}");
+    assert!(
+        text.contains("FAIL    checks_failed==0") || text.contains("FAIL checks_failed==0"),
+        "{text}"
+    );
+    assert!(text.contains("not run never"), "{text}");
+    let failed = r["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["expr"] == "checks_failed==0")
+        .expect("the default checks threshold");
+    assert_eq!(failed["passed"], false);
+    // A threshold of the user's own on checks replaces the default.
+    let (out, r) = crate::cli::run_json(
+        "checks-ok",
+        &[
+            "-f",
+            plan.to_str().unwrap(),
+            &s.url(),
+            "--threshold",
+            "checks>40%",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", crate::cli::stdout(&out));
+    assert_eq!(r["thresholds"].as_array().unwrap().len(), 1);
+    assert_eq!(r["thresholds"][0]["unit"], "%");
+    assert!(
+        crate::cli::stdout(&out).contains("actual 50.00%"),
+        "{}",
+        crate::cli::stdout(&out)
+    );
+    s.shutdown();
+}
