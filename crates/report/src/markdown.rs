@@ -129,6 +129,13 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
                 "Latency counts from when each request was due (coordinated omission corrected); \
                  service time from when it was sent.\n"
             )?;
+        } else {
+            writeln!(
+                w,
+                "Closed model: latency is service time. Each connection waits for its answer, so \
+                 a server stall shows as fewer requests, not as latency (coordinated omission); \
+                 an open-model run (`--rate`) at the measured throughput shows it.\n"
+            )?;
         }
         let header: Vec<String> = SHOWN.iter().map(|p| format!("p{p}")).collect();
         writeln!(w, "| min | mean | stdev | {} | max |", header.join(" | "))?;

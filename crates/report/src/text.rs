@@ -155,7 +155,7 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         let what = if s.service.is_some() {
             "Latency (from intended send time; coordinated omission corrected)"
         } else {
-            "Latency"
+            "Latency (service time, closed model: a stall shows as fewer requests; see --rate)"
         };
         writeln!(w, "  {what}")?;
         writeln!(

@@ -324,7 +324,7 @@ impl RunResult {
             ));
         }
         let partial = matches!(f.reason, EndReason::Interrupted | EndReason::Terminated);
-        RunResult {
+        let mut r = RunResult {
             schema: SCHEMA.into(),
             yace_version: env!("CARGO_PKG_VERSION").into(),
             started_at: f.started_at,
@@ -420,13 +420,52 @@ impl RunResult {
             warnings,
             plan: f.plan,
             environment: f.environment,
+        };
+        if !open {
+            if let Some(w) = closed_model_stall(&r, spell) {
+                r.warnings.push(w);
+            }
         }
+        r
     }
 
     /// The published JSON Schema of this document.
     pub fn json_schema() -> serde_json::Value {
         serde_json::to_value(schemars::schema_for!(RunResult)).expect("schema serializes")
     }
+}
+
+/// A closed model measures service time: a connection waits for its answer,
+/// so a server that stalls costs requests, not latency (coordinated
+/// omission). When the run shows a stall — a maximum far above the p99, or
+/// a second without a response between seconds with them — say so, and how
+/// to see it in latency.
+fn closed_model_stall(r: &RunResult, spell: &dyn plan::Spelling) -> Option<String> {
+    let l = &r.summary.latency;
+    let p99 = l.at(99.0).unwrap_or(0.0);
+    let spike = l.count >= 100 && l.max_us >= 100_000.0 && l.max_us > 10.0 * p99.max(1.0);
+    // Whole seconds only: the first and last may be partial.
+    let inner = r
+        .series
+        .get(1..r.series.len().saturating_sub(1))
+        .unwrap_or(&[]);
+    let silent = inner.iter().find(|s| s.responses == 0 && s.length_s >= 1.0);
+    let what = match (silent, spike) {
+        (Some(s), _) => format!("second {} had no response", s.second + 1),
+        (None, true) => format!(
+            "the slowest response ({:.0} ms) took over 10× the p99 ({:.1} ms)",
+            l.max_us / 1000.0,
+            p99 / 1000.0
+        ),
+        (None, false) => return None,
+    };
+    Some(format!(
+        "the server stalled ({what}): in a closed model a stall costs requests, not latency, so \
+         these percentiles hide it (coordinated omission); run {} at the throughput measured \
+         here ({:.0}/s) to see it in latency",
+        spell.usage(plan::Field::Rate),
+        r.summary.rps
+    ))
 }
 
 /// How a threshold fared.

@@ -317,3 +317,31 @@ fn failed_checks_fail_the_run_unless_a_checks_threshold_accepts_them() {
     );
     s.shutdown();
 }
+
+#[test]
+fn a_closed_model_run_says_latency_is_service_time_and_names_a_stall() {
+    // Each request takes 1.5 s: some whole seconds pass without a
+    // response, which a closed model's percentiles cannot show.
+    let s = server();
+    let url = format!("{}sleep?ms=1500", s.url());
+    let (out, r) = run_json("stall", &[&url, "-c", "2", "-d", "4s"]);
+    assert!(out.status.success(), "{}", crate::cli::stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("Latency (service time, closed model"),
+        "{text}"
+    );
+    let warnings = r["warnings"].to_string();
+    assert!(
+        warnings.contains("the server stalled (second") && warnings.contains("--rate"),
+        "{warnings}"
+    );
+    // A run that kept answering every second has no such warning.
+    let (_, r) = run_json("no-stall", &[&s.url(), "-c", "2", "-d", "2s"]);
+    assert!(
+        !r["warnings"].to_string().contains("stalled"),
+        "{}",
+        r["warnings"]
+    );
+    s.shutdown();
+}
