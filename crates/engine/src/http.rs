@@ -18,7 +18,13 @@ pub fn request_method(req: &[u8]) -> &[u8] {
 /// A Content-Length value: ASCII digits (surrounding whitespace allowed)
 /// that fit a `u64`; anything else is `None` (RFC 9110 §8.6).
 pub fn parse_content_length(v: &[u8]) -> Option<u64> {
-    let v = v.trim_ascii();
+    parse_length_exact(v.trim_ascii())
+}
+
+/// A Content-Length value with no surrounding whitespace allowed: HTTP/2
+/// field values arrive already stripped (RFC 9113 §8.2.1), so a space
+/// there is malformed, not padding.
+pub fn parse_length_exact(v: &[u8]) -> Option<u64> {
     if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
         return None;
     }

@@ -128,7 +128,8 @@ pub fn encode_request(http1: &[u8], https: bool) -> Result<Request, RequestError
         } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
             return Err(RequestError::TransferEncoding);
         } else if h.name.eq_ignore_ascii_case("content-length") {
-            let v = parse_length(h.value).ok_or(RequestError::Malformed("bad Content-Length"))?;
+            let v = crate::http::parse_content_length(h.value)
+                .ok_or(RequestError::Malformed("bad Content-Length"))?;
             if length.is_some_and(|l| l != v) {
                 return Err(RequestError::Malformed(
                     "conflicting Content-Length headers",
@@ -215,16 +216,6 @@ fn split_target(target: &str) -> Result<Split<'_>, RequestError> {
         None => Cow::Borrowed(&b"/"[..]),
     };
     Ok((Some(authority.as_bytes()), path))
-}
-
-fn parse_length(v: &[u8]) -> Option<u64> {
-    let v = v.trim_ascii();
-    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    v.iter().try_fold(0u64, |acc, &d| {
-        acc.checked_mul(10)?.checked_add((d - b'0') as u64)
-    })
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ impl Scan {
                 return;
             }
             _ if self.trailers => return,
-            Class::ContentLength => match parse_length(value) {
+            Class::ContentLength => match crate::http::parse_length_exact(value) {
                 Some(l) if self.content_length.is_none_or(|c| c == l) => {
                     self.content_length = Some(l)
                 }
@@ -130,13 +130,4 @@ fn parse_status(v: &[u8]) -> Option<u16> {
         }
         _ => None,
     }
-}
-
-fn parse_length(v: &[u8]) -> Option<u64> {
-    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    v.iter().try_fold(0u64, |acc, &d| {
-        acc.checked_mul(10)?.checked_add((d - b'0') as u64)
-    })
 }
