@@ -2,9 +2,26 @@
 # yace's test command (the README's second command, and what CI runs).
 # It does its own set-up on a fresh Debian machine: system packages the
 # tests and the benchmark smoke test need, then the crates (cargo fetches
-# them), then every gate: format, lints, tests, benchmark smoke.
+# them), then every gate: format, lints, docs, tests, fuzz smoke, benchmark
+# smoke.
+#
+#   scripts/test.sh           the full gate (CI): ~10 min warm, ~20 on a fresh
+#                             machine; needs apt (nginx, wrk, Apache, php-fpm,
+#                             ab, h2load) and installs nightly Rust's
+#                             cargo-fuzz on first use.
+#   scripts/test.sh --quick   for contributors: format, lints, docs and every
+#                             test except the real Apache/nginx/php-fpm stacks;
+#                             no fuzzing, no benchmark. A few minutes warm;
+#                             needs nginx (the TLS tests' peer) and ab.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+QUICK=0
+case "${1:-}" in
+    --quick) QUICK=1 ;;
+    "") ;;
+    *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
+esac
 
 log() { printf '\n== %s\n' "$*"; }
 
@@ -19,9 +36,11 @@ command -v python3 >/dev/null 2>&1 || need+=(python3)
 # Web stacks for crates/cli/tests/stacks (configs in stacks/): Apache 2.4
 # (prefork/event, proxy_fcgi), mod_php, php-fpm, and real `ab` as a peer.
 # nginx (above) has the fastcgi and proxy modules built in.
-[ -x /usr/sbin/apache2 ] || need+=(apache2)
-compgen -G '/usr/lib/apache2/modules/libphp*.so' >/dev/null || need+=(libapache2-mod-php)
-compgen -G '/usr/sbin/php-fpm*' >/dev/null || need+=(php-fpm)
+if [[ $QUICK == 0 ]]; then
+    [ -x /usr/sbin/apache2 ] || need+=(apache2)
+    compgen -G '/usr/lib/apache2/modules/libphp*.so' >/dev/null || need+=(libapache2-mod-php)
+    compgen -G '/usr/sbin/php-fpm*' >/dev/null || need+=(php-fpm)
+fi
 command -v ab >/dev/null 2>&1 || need+=(apache2-utils)
 # h2load: the HTTP/2 peer in the benchmark.
 command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
@@ -53,6 +72,14 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 log "docs (cargo doc, warnings denied: broken intra-doc links fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+
+if [[ $QUICK == 1 ]]; then
+    log "tests (quick: all but the real stacks; CI runs those too)"
+    cargo test --workspace --exclude yace --locked
+    cargo test -p yace --locked --bin yace --test yace --test models
+    log "quick gates passed (the full gate, CI's: scripts/test.sh)"
+    exit 0
+fi
 
 log "tests"
 cargo test --workspace --locked
