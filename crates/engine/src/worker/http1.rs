@@ -9,7 +9,6 @@ use crate::flow::Flow;
 use crate::http::io_connect_outcome;
 use crate::sys::{self, Connecting};
 use crate::tls::Handshake;
-use plan::Due;
 use sample::{Outcome, Sink};
 use std::io::Write;
 
@@ -272,25 +271,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         if self.ending || self.cfg.end_at.is_some_and(|e| now >= e) {
             return;
         }
-        if self.pooled() {
-            if !reuse {
-                return;
-            }
-            let intended = match self.next_due {
-                Due::Now => now,
-                Due::At(t) if t <= now => t,
-                _ => return,
-            };
-            // The slot was just pushed onto the idle stack by `complete`.
-            if self.idle.last() == Some(&(idx as u32)) {
-                self.idle.pop();
-                self.advance();
-                self.begin(idx, intended, now);
-            }
-        } else if self.ready.last() == Some(&(idx as u32)) {
-            self.ready.pop();
-            self.act(idx, now, now);
-        }
+        self.go_on(idx, now, reuse);
     }
 
     /// The server closed or reset before answering. On a reused keep-alive
@@ -321,10 +302,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             Err(libc::EAGAIN) | Err(libc::EINTR) => {}
             _ => {
                 self.close(idx);
-                if let Some(p) = self.idle.iter().position(|&i| i as usize == idx) {
-                    self.idle.swap_remove(p);
-                    self.closed.push(idx as u32);
-                }
+                self.idle_closed(idx);
             }
         }
     }

@@ -772,7 +772,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         c.uses = u32::from(prior > 0) + u32::from(outcome == Outcome::Response);
         c.st = St::Closed;
         self.complete(idx, outcome, now);
-        if self.links().streams == 1 && !self.conns[idx].user.active && !self.pooled() {
+        if self.links().streams == 1 && self.user_retired(idx) {
             self.h2_retire(idx);
         }
     }

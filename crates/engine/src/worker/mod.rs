@@ -2,35 +2,28 @@
 //! connections, the pre-encoded request and its own [`Sink`]; nothing on the
 //! hot path is shared or locked (STYLE.md §5).
 //!
-//! Slots (connections) get work in one of two ways, and that is the only
-//! place the load models differ:
-//! - **per-user**: closed model and virtual users. Each slot is a user with
-//!   its own connection and a timeline: it starts at its window's start,
-//!   asks its [`Flow`] what to do next (send, think, end the iteration) and
-//!   stops at its window's end. A closed-model connection is a user with no
-//!   think time that starts at once.
-//! - **pooled**: open model. The [`WorkerSchedule`]'s timetable says when
-//!   each request is due; a request starts on any free slot, and a request
-//!   that finds none waits (or is dropped, by the plan's policy), its latency
-//!   still measured from when it was due.
+//! Slots (connections) get work from a feed (`feed.rs`: the open model's
+//! pool, or one user per slot for the closed model and virtual users) and
+//! reach the server over a transport (`http1.rs`, `http2.rs`); those are the
+//! loop's only two choices, each dispatched in one place.
 //!
 //! Per request the hot path makes one `read`, one `send` and a share of one
 //! `epoll_wait`: sockets are registered edge-triggered once, a short read
 //! means the socket is drained, and the next request is written as soon as
 //! the previous response is complete.
 
+mod feed;
 mod http1;
 mod http2;
 
 use crate::codec::ResponseParser;
-use crate::flow::{Flow, Next};
+use crate::flow::Flow;
 use crate::http::io_connect_outcome;
 use crate::sys::{self, Connecting, Epoll};
 use crate::tls::TlsSetup;
+use feed::Feed;
 use plan::{Due, WorkerSchedule};
 use sample::{Captured, Outcome, Sample, Sink};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::net::SocketAddr;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -135,7 +128,7 @@ enum St {
 }
 
 /// One request slot, its state split by concern: the socket (here), the
-/// user's timeline, the timing of the request in flight, the request
+/// timing of the request in flight, the request
 /// itself, and, for HTTP/2, where it rides.
 #[derive(Debug)]
 struct Conn {
@@ -151,21 +144,9 @@ struct Conn {
     parser: ResponseParser,
     /// Requests completed on the current socket.
     uses: u32,
-    user: UserClock,
     at: Timing,
     job: InFlight,
     place: StreamPlace,
-}
-
-/// Per-user mode: the user's timeline.
-#[derive(Debug)]
-struct UserClock {
-    /// The user is between its window's start and stop.
-    active: bool,
-    stop_at: u64,
-    iter_start: u64,
-    /// When the pending timer for this slot fires (NEVER: none).
-    timer_at: u64,
 }
 
 /// When things happened to the request in flight (ns after the epoch).
@@ -220,12 +201,6 @@ impl Conn {
             st: St::Closed,
             parser: ResponseParser::default(),
             uses: 0,
-            user: UserClock {
-                active: false,
-                stop_at: NEVER,
-                iter_start: 0,
-                timer_at: NEVER,
-            },
             at: Timing::default(),
             job: InFlight {
                 step: 0,
@@ -256,17 +231,13 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     epoll: Epoll,
     sink: S,
     flow: F,
+    /// The flow's state for each slot.
     users: Vec<F::User>,
     conns: Vec<Conn>,
-    /// Pooled mode: connected slots with nothing in flight, and socketless ones.
-    idle: Vec<u32>,
-    closed: Vec<u32>,
-    /// Per-user mode: slots whose user should act now.
-    ready: Vec<u32>,
-    timers: BinaryHeap<Reverse<(u64, u32)>>,
+    /// How the slots get their requests.
+    feed: Feed,
     inflight: usize,
-    /// Users whose timeline has not ended.
-    live_users: usize,
+    /// This worker's next request in the schedule, and when it is due.
     next_j: u64,
     next_due: Due,
     buf: Box<[u8]>,
@@ -308,18 +279,22 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             ))),
             None => Transport::Http1,
         };
-        let mut w = Worker {
+        // The mode becomes the worker's feed; the config keeps an empty one.
+        let feed = Feed::new(
+            std::mem::replace(&mut cfg.mode, Mode::Pooled { drop_after: None }),
+            || match &transport {
+                Transport::Http2(h) => h.pool_order(n),
+                Transport::Http1 => (0..n as u32).rev().collect(),
+            },
+        );
+        Ok(Worker {
             epoll: Epoll::new()?,
             sink,
             flow,
             users,
             conns: (0..n).map(|_| Conn::new()).collect(),
-            idle: Vec::with_capacity(n),
-            closed: Vec::new(),
-            ready: Vec::new(),
-            timers: BinaryHeap::new(),
+            feed,
             inflight: 0,
-            live_users: 0,
             next_j: 0,
             next_due,
             buf: vec![0u8; READ_BUF].into_boxed_slice(),
@@ -330,27 +305,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             transport,
             unread: Vec::new(),
             cfg,
-        };
-        match &w.cfg.mode {
-            Mode::Pooled { .. } => {
-                w.closed = match &w.transport {
-                    Transport::Http2(h) => h.pool_order(n),
-                    Transport::Http1 => (0..n as u32).rev().collect(),
-                }
-            }
-            Mode::PerUser { windows, .. } => {
-                for (idx, &(start, stop)) in windows.iter().enumerate() {
-                    let c = &mut w.conns[idx];
-                    c.user.active = true;
-                    c.user.stop_at = stop;
-                    c.user.iter_start = start;
-                    c.user.timer_at = start;
-                    w.timers.push(Reverse((start, idx as u32)));
-                    w.live_users += 1;
-                }
-            }
-        }
-        Ok(w)
+        })
     }
 
     /// Counts one read on a socket; past [`READS_PER_WAKE`], notes it to be
@@ -369,10 +324,6 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     #[inline]
     fn now(&self) -> u64 {
         sys::now_ns().saturating_sub(self.cfg.epoch)
-    }
-
-    fn pooled(&self) -> bool {
-        matches!(self.cfg.mode, Mode::Pooled { .. })
     }
 
     /// Runs until there is no more work, the end time passes or the stop
@@ -398,39 +349,19 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             if self.cfg.end_at.is_some_and(|e| now >= e) {
                 break;
             }
-            if self.pooled() {
-                self.issue(now);
-                if self.next_due == Due::End && self.inflight == 0 {
-                    break;
-                }
-            } else {
-                self.fire_timers(now);
-                self.drain_ready(now);
-                if self.live_users == 0 && self.inflight == 0 {
-                    break;
-                }
+            if self.feed(now) {
+                break;
             }
-            let mut wake = next_tick.min(next_sweep);
+            let mut wake = self.feed_wake(next_tick.min(next_sweep));
             if let Some(e) = self.cfg.end_at {
                 wake = wake.min(e);
-            }
-            match self.next_due {
-                Due::At(t)
-                    if self.pooled() && (!self.closed.is_empty() || !self.idle.is_empty()) =>
-                {
-                    wake = wake.min(t)
-                }
-                _ => {}
-            }
-            if let Some(Reverse((t, _))) = self.timers.peek() {
-                wake = wake.min(*t);
             }
             // Sockets left unread by the budget, once each per turn.
             for (idx, gen, flags) in std::mem::take(&mut self.unread) {
                 self.on_event(idx as usize, gen, flags);
             }
             self.h2_flush();
-            let timeout_ms = if self.ready.is_empty() && self.unread.is_empty() {
+            let timeout_ms = if !self.feed_pending() && self.unread.is_empty() {
                 wake.saturating_sub(now)
                     .div_ceil(1_000_000)
                     .min(i32::MAX as u64) as i32
@@ -455,182 +386,6 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         self.report.cpu_ns = sys::thread_cpu_ns().saturating_sub(cpu0);
         self.report.wall_ns = self.now().saturating_sub(wall0);
         (self.sink, self.flow, self.report)
-    }
-
-    // ---- pooled mode (open model) ------------------------------------------
-
-    /// Starts every request that is due and has a slot, at most one round
-    /// over the slots per call so a refusing server cannot spin us here.
-    fn issue(&mut self, now: u64) {
-        if let Mode::Pooled {
-            drop_after: Some(after),
-        } = self.cfg.mode
-        {
-            // Requests that waited too long for a slot are dropped, not sent
-            // in a catch-up burst; each is recorded with its due time.
-            while let Due::At(t) = self.next_due {
-                if t.saturating_add(after) >= now {
-                    break;
-                }
-                let s = Sample {
-                    outcome: Outcome::Dropped,
-                    intended: t,
-                    start: now,
-                    end: now,
-                    ..Default::default()
-                };
-                self.sink.record(&s);
-                self.advance();
-            }
-        }
-        let mut budget = self.conns.len();
-        while budget > 0 {
-            let intended = match self.next_due {
-                Due::End => return,
-                Due::At(t) if t > now => return,
-                Due::At(t) => t,
-                Due::Now => now,
-            };
-            let Some(idx) = self.idle.pop().or_else(|| self.closed.pop()) else {
-                return;
-            };
-            budget -= 1;
-            self.advance();
-            let c = &mut self.conns[idx as usize];
-            c.job.own_request = false;
-            c.job.step = 0;
-            c.job.head = self.cfg.head_request;
-            c.job.idempotent = self.cfg.idempotent;
-            c.job.capture = false;
-            self.begin(idx as usize, intended, now);
-        }
-    }
-
-    fn advance(&mut self) {
-        self.next_j += 1;
-        self.next_due = self.cfg.schedule.due(self.next_j);
-    }
-
-    // ---- per-user mode (closed model, virtual users) -----------------------
-
-    fn arm(&mut self, idx: usize, at: u64) {
-        self.conns[idx].user.timer_at = at;
-        self.timers.push(Reverse((at, idx as u32)));
-    }
-
-    fn fire_timers(&mut self, now: u64) {
-        while let Some(&Reverse((t, idx))) = self.timers.peek() {
-            if t > now {
-                break;
-            }
-            self.timers.pop();
-            let c = &mut self.conns[idx as usize];
-            if c.user.timer_at != t || !c.user.active {
-                continue; // Superseded or retired.
-            }
-            c.user.timer_at = NEVER;
-            self.act(idx as usize, t, now);
-        }
-    }
-
-    /// Lets the users whose requests ended since the last call act; only
-    /// those queued before the call, so failures that end at once can't spin.
-    fn drain_ready(&mut self, now: u64) {
-        let ready = std::mem::take(&mut self.ready);
-        for &idx in &ready {
-            self.act(idx as usize, now, now);
-        }
-        if self.ready.is_empty() {
-            self.ready = ready;
-            self.ready.clear();
-        }
-    }
-
-    /// Asks user `idx`'s flow what to do next and does it; `due` is when
-    /// this moment was scheduled (latency of a request counts from it).
-    fn act(&mut self, idx: usize, mut due: u64, now: u64) {
-        let pacing = match self.cfg.mode {
-            Mode::PerUser { pacing, .. } => pacing,
-            Mode::Pooled { .. } => return,
-        };
-        // Bounded: a flow whose iterations send nothing yields after a few rounds.
-        for _ in 0..4 {
-            let c = &self.conns[idx];
-            if !c.user.active || self.ending {
-                return;
-            }
-            if now >= c.user.stop_at || self.cfg.end_at.is_some_and(|e| now >= e) {
-                self.retire(idx);
-                return;
-            }
-            let next = self
-                .flow
-                .next(&mut self.users[idx], &mut self.conns[idx].job.req);
-            match next {
-                Next::Same | Next::Request { .. } => {
-                    if self.next_due == Due::End {
-                        self.retire(idx);
-                        return;
-                    }
-                    self.advance();
-                    let c = &mut self.conns[idx];
-                    match next {
-                        Next::Request {
-                            step,
-                            capture,
-                            head,
-                            idempotent,
-                        } => {
-                            c.job.own_request = true;
-                            c.job.step = step;
-                            c.job.capture = capture;
-                            c.job.head = head;
-                            c.job.idempotent = idempotent;
-                        }
-                        _ => {
-                            c.job.own_request = false;
-                            c.job.step = 0;
-                            c.job.capture = false;
-                            c.job.head = self.cfg.head_request;
-                            c.job.idempotent = self.cfg.idempotent;
-                        }
-                    }
-                    self.begin(idx, due, now);
-                    return;
-                }
-                Next::Think(ns) => {
-                    self.arm(idx, now.saturating_add(ns));
-                    return;
-                }
-                Next::EndIteration => {
-                    let c = &mut self.conns[idx];
-                    let next_start = pacing.map_or(now, |p| c.user.iter_start.saturating_add(p));
-                    if next_start > now {
-                        c.user.iter_start = next_start;
-                        self.arm(idx, next_start);
-                        return;
-                    }
-                    c.user.iter_start = now;
-                    due = now;
-                }
-            }
-        }
-        self.arm(idx, now);
-    }
-
-    /// The user's timeline is over: close its connection.
-    fn retire(&mut self, idx: usize) {
-        let c = &mut self.conns[idx];
-        if c.user.active {
-            c.user.active = false;
-            self.live_users -= 1;
-        }
-        if !c.busy() {
-            self.close(idx);
-            if let Transport::Http2(_) = self.transport {
-                self.h2_retire(idx);
-            }
-        }
     }
 
     // ---- requests on a slot -------------------------------------------------
@@ -723,17 +478,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         let captured = (job.capture && !job.captured.is_empty())
             .then(|| Captured::from_http1(&job.captured, job.head, s.status));
         self.flow.ended(&mut self.users[idx], &s, captured.as_ref());
-        if self.pooled() {
-            if self.conns[idx].fd >= 0 {
-                self.idle.push(idx as u32);
-            } else {
-                self.closed.push(idx as u32);
-            }
-        } else if self.conns[idx].user.active {
-            self.ready.push(idx as u32);
-        } else {
-            self.close(idx);
-        }
+        self.slot_freed(idx);
     }
 
     /// Fails requests that ran past their deadline.

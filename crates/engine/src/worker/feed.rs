@@ -1,0 +1,384 @@
+//! How slots get their requests: the one place the load models differ, as
+//! [`Transport`](super::Transport) is the one place the protocols do. Each
+//! feed owns its state; the loop asks it, once per turn, to hand out work
+//! ([`Worker::feed`]), when it next needs waking ([`Worker::feed_wake`]) and
+//! what to do with a slot whose request ended ([`Worker::slot_freed`]).
+//!
+//! - [`Pool`], the open model: the timetable says when each request is due;
+//!   a request starts on any free slot, and one that finds none waits (or is
+//!   dropped, by the plan's policy), its latency still measured from when it
+//!   was due.
+//! - [`Users`], the closed model and virtual users: each slot is a user with
+//!   its own connection and a timeline. It starts at its window's start,
+//!   asks its [`Flow`] what to do next (send, think, end the iteration) and
+//!   stops at its window's end. A closed-model connection is a user with no
+//!   think time that starts at once.
+
+use super::{Mode, Transport, Worker, NEVER};
+use crate::flow::{Flow, Next};
+use plan::Due;
+use sample::{Outcome, Sample, Sink};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+pub(super) enum Feed {
+    Pool(Pool),
+    Users(Users),
+}
+
+/// The open model's slots.
+pub(super) struct Pool {
+    /// Late requests older than this are dropped (None: always sent,
+    /// however late).
+    drop_after: Option<u64>,
+    /// Connected slots with nothing in flight, and socketless ones.
+    idle: Vec<u32>,
+    closed: Vec<u32>,
+}
+
+/// The users, one per slot.
+pub(super) struct Users {
+    pacing: Option<u64>,
+    clocks: Vec<UserClock>,
+    /// Slots whose user should act now.
+    ready: Vec<u32>,
+    timers: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Users whose timeline has not ended.
+    live: usize,
+}
+
+/// One user's timeline.
+#[derive(Debug)]
+struct UserClock {
+    /// The user is between its window's start and stop.
+    active: bool,
+    stop_at: u64,
+    iter_start: u64,
+    /// When the pending timer for this slot fires (NEVER: none).
+    timer_at: u64,
+}
+
+impl Feed {
+    /// The feed for `mode`; `order` gives the pool's slots in the order they
+    /// are handed out (last first), as the transport wants them.
+    pub(super) fn new(mode: Mode, order: impl FnOnce() -> Vec<u32>) -> Feed {
+        match mode {
+            Mode::Pooled { drop_after } => Feed::Pool(Pool {
+                drop_after,
+                idle: Vec::new(),
+                closed: order(),
+            }),
+            Mode::PerUser { windows, pacing } => {
+                let mut timers = BinaryHeap::new();
+                let clocks = windows
+                    .iter()
+                    .enumerate()
+                    .map(|(idx, &(start, stop))| {
+                        timers.push(Reverse((start, idx as u32)));
+                        UserClock {
+                            active: true,
+                            stop_at: stop,
+                            iter_start: start,
+                            timer_at: start,
+                        }
+                    })
+                    .collect();
+                Feed::Users(Users {
+                    pacing,
+                    clocks,
+                    ready: Vec::new(),
+                    timers,
+                    live: windows.len(),
+                })
+            }
+        }
+    }
+}
+
+impl<S: Sink, F: Flow> Worker<'_, S, F> {
+    /// Hands out the work that is due; true when the worker has none left.
+    pub(super) fn feed(&mut self, now: u64) -> bool {
+        match self.feed {
+            Feed::Pool(_) => {
+                self.issue(now);
+                self.next_due == Due::End && self.inflight == 0
+            }
+            Feed::Users(_) => {
+                self.fire_timers(now);
+                self.drain_ready(now);
+                matches!(&self.feed, Feed::Users(u) if u.live == 0) && self.inflight == 0
+            }
+        }
+    }
+
+    /// The feed's next moment, if before `wake`.
+    pub(super) fn feed_wake(&self, wake: u64) -> u64 {
+        match &self.feed {
+            Feed::Pool(p) => match self.next_due {
+                Due::At(t) if !p.closed.is_empty() || !p.idle.is_empty() => wake.min(t),
+                _ => wake,
+            },
+            Feed::Users(u) => match u.timers.peek() {
+                Some(Reverse((t, _))) => wake.min(*t),
+                None => wake,
+            },
+        }
+    }
+
+    /// Users are waiting to act: the loop must not sleep.
+    pub(super) fn feed_pending(&self) -> bool {
+        matches!(&self.feed, Feed::Users(u) if !u.ready.is_empty())
+    }
+
+    /// Slot `idx`'s request was recorded: the pool takes the slot back, a
+    /// live user is queued to act, a retired user's connection closes.
+    pub(super) fn slot_freed(&mut self, idx: usize) {
+        let open = self.conns[idx].fd >= 0;
+        match &mut self.feed {
+            Feed::Pool(p) if open => p.idle.push(idx as u32),
+            Feed::Pool(p) => p.closed.push(idx as u32),
+            Feed::Users(u) if u.clocks[idx].active => u.ready.push(idx as u32),
+            Feed::Users(_) => self.close(idx),
+        }
+    }
+
+    /// Slot `idx` just completed a response (and was freed): let it go on at
+    /// once, with no trip through epoll, when its next request is due now.
+    /// `reuse`: its connection stays open.
+    pub(super) fn go_on(&mut self, idx: usize, now: u64, reuse: bool) {
+        match &mut self.feed {
+            Feed::Pool(p) => {
+                let intended = match self.next_due {
+                    Due::Now => now,
+                    Due::At(t) if t <= now => t,
+                    _ => return,
+                };
+                // The slot was just pushed onto the idle stack by `slot_freed`.
+                if reuse && p.idle.last() == Some(&(idx as u32)) {
+                    p.idle.pop();
+                    self.advance();
+                    self.plan_request(idx);
+                    self.begin(idx, intended, now);
+                }
+            }
+            Feed::Users(u) => {
+                if u.ready.last() == Some(&(idx as u32)) {
+                    u.ready.pop();
+                    self.act(idx, now, now);
+                }
+            }
+        }
+    }
+
+    /// Idle slot `idx`'s connection closed under it: the pool files it with
+    /// the socketless slots.
+    pub(super) fn idle_closed(&mut self, idx: usize) {
+        if let Feed::Pool(p) = &mut self.feed {
+            if let Some(at) = p.idle.iter().position(|&i| i as usize == idx) {
+                p.idle.swap_remove(at);
+                p.closed.push(idx as u32);
+            }
+        }
+    }
+
+    /// Slot `idx` belongs to a user whose timeline has ended.
+    pub(super) fn user_retired(&self, idx: usize) -> bool {
+        matches!(&self.feed, Feed::Users(u) if !u.clocks[idx].active)
+    }
+
+    fn advance(&mut self) {
+        self.next_j += 1;
+        self.next_due = self.cfg.schedule.due(self.next_j);
+    }
+
+    // ---- the pool (open model) ---------------------------------------------
+
+    /// Starts every request that is due and has a slot, at most one round
+    /// over the slots per call so a refusing server cannot spin us here.
+    fn issue(&mut self, now: u64) {
+        let Feed::Pool(p) = &self.feed else { return };
+        if let Some(after) = p.drop_after {
+            // Requests that waited too long for a slot are dropped, not sent
+            // in a catch-up burst; each is recorded with its due time.
+            while let Due::At(t) = self.next_due {
+                if t.saturating_add(after) >= now {
+                    break;
+                }
+                self.drop_due(t, now);
+            }
+        }
+        let mut budget = self.conns.len();
+        while budget > 0 {
+            let intended = match self.next_due {
+                Due::End => return,
+                Due::At(t) if t > now => return,
+                Due::At(t) => t,
+                Due::Now => now,
+            };
+            let Feed::Pool(p) = &mut self.feed else {
+                return;
+            };
+            let Some(idx) = p.idle.pop().or_else(|| p.closed.pop()) else {
+                return;
+            };
+            budget -= 1;
+            self.advance();
+            self.plan_request(idx as usize);
+            self.begin(idx as usize, intended, now);
+        }
+    }
+
+    /// The request due at `t` is not sent: it is recorded as dropped.
+    fn drop_due(&mut self, t: u64, now: u64) {
+        let s = Sample {
+            outcome: Outcome::Dropped,
+            intended: t,
+            start: now,
+            end: now,
+            ..Default::default()
+        };
+        self.sink.record(&s);
+        self.advance();
+    }
+
+    /// Slot `idx` carries the plan's own request (not a flow's).
+    fn plan_request(&mut self, idx: usize) {
+        let job = &mut self.conns[idx].job;
+        job.own_request = false;
+        job.step = 0;
+        job.head = self.cfg.head_request;
+        job.idempotent = self.cfg.idempotent;
+        job.capture = false;
+    }
+
+    // ---- the users (closed model, virtual users) ---------------------------
+
+    fn arm(&mut self, idx: usize, at: u64) {
+        if let Feed::Users(u) = &mut self.feed {
+            u.clocks[idx].timer_at = at;
+            u.timers.push(Reverse((at, idx as u32)));
+        }
+    }
+
+    fn fire_timers(&mut self, now: u64) {
+        loop {
+            let Feed::Users(u) = &mut self.feed else {
+                return;
+            };
+            let Some(&Reverse((t, idx))) = u.timers.peek() else {
+                return;
+            };
+            if t > now {
+                return;
+            }
+            u.timers.pop();
+            let clock = &mut u.clocks[idx as usize];
+            if clock.timer_at != t || !clock.active {
+                continue; // Superseded or retired.
+            }
+            clock.timer_at = NEVER;
+            self.act(idx as usize, t, now);
+        }
+    }
+
+    /// Lets the users whose requests ended since the last call act; only
+    /// those queued before the call, so failures that end at once can't spin.
+    fn drain_ready(&mut self, now: u64) {
+        let Feed::Users(u) = &mut self.feed else {
+            return;
+        };
+        let ready = std::mem::take(&mut u.ready);
+        for &idx in &ready {
+            self.act(idx as usize, now, now);
+        }
+        if let Feed::Users(u) = &mut self.feed {
+            if u.ready.is_empty() {
+                u.ready = ready;
+                u.ready.clear();
+            }
+        }
+    }
+
+    /// Asks user `idx`'s flow what to do next and does it; `due` is when
+    /// this moment was scheduled (latency of a request counts from it).
+    fn act(&mut self, idx: usize, mut due: u64, now: u64) {
+        // Bounded: a flow whose iterations send nothing yields after a few rounds.
+        for _ in 0..4 {
+            let Feed::Users(u) = &self.feed else { return };
+            let clock = &u.clocks[idx];
+            if !clock.active || self.ending {
+                return;
+            }
+            if now >= clock.stop_at || self.cfg.end_at.is_some_and(|e| now >= e) {
+                self.retire(idx);
+                return;
+            }
+            let next = self
+                .flow
+                .next(&mut self.users[idx], &mut self.conns[idx].job.req);
+            match next {
+                Next::Same | Next::Request { .. } => {
+                    if self.next_due == Due::End {
+                        self.retire(idx);
+                        return;
+                    }
+                    self.advance();
+                    match next {
+                        Next::Request {
+                            step,
+                            capture,
+                            head,
+                            idempotent,
+                        } => {
+                            let job = &mut self.conns[idx].job;
+                            job.own_request = true;
+                            job.step = step;
+                            job.capture = capture;
+                            job.head = head;
+                            job.idempotent = idempotent;
+                        }
+                        _ => self.plan_request(idx),
+                    }
+                    self.begin(idx, due, now);
+                    return;
+                }
+                Next::Think(ns) => {
+                    self.arm(idx, now.saturating_add(ns));
+                    return;
+                }
+                Next::EndIteration => {
+                    let Feed::Users(u) = &mut self.feed else {
+                        return;
+                    };
+                    let clock = &mut u.clocks[idx];
+                    let next_start = u.pacing.map_or(now, |p| clock.iter_start.saturating_add(p));
+                    if next_start > now {
+                        clock.iter_start = next_start;
+                        self.arm(idx, next_start);
+                        return;
+                    }
+                    clock.iter_start = now;
+                    due = now;
+                }
+            }
+        }
+        self.arm(idx, now);
+    }
+
+    /// The user's timeline is over: close its connection.
+    pub(super) fn retire(&mut self, idx: usize) {
+        if let Feed::Users(u) = &mut self.feed {
+            let clock = &mut u.clocks[idx];
+            if clock.active {
+                clock.active = false;
+                u.live -= 1;
+            }
+        }
+        if !self.conns[idx].busy() {
+            self.close(idx);
+            if let Transport::Http2(_) = self.transport {
+                self.h2_retire(idx);
+            }
+        }
+    }
+}
