@@ -154,6 +154,15 @@ impl WorkerSchedule {
             .due(j.saturating_mul(self.threads).saturating_add(self.worker))
     }
 
+    /// How many of this worker's requests come at or after its `j`-th, if
+    /// the schedule is finite: global requests k ≡ worker (mod threads),
+    /// k < total.
+    pub fn remaining(&self, j: u64) -> Option<u64> {
+        let total = self.schedule.total()?;
+        let mine = total.saturating_sub(self.worker).div_ceil(self.threads);
+        Some(mine.saturating_sub(j))
+    }
+
     /// True when every request of this worker can start immediately.
     pub fn is_closed(&self) -> bool {
         matches!(self.schedule, Schedule::Closed { .. })
@@ -170,6 +179,28 @@ mod tests {
             from: rate,
             to: rate,
         }
+    }
+
+    #[test]
+    fn a_workers_remaining_requests_are_its_share_of_the_rest() {
+        let s = Schedule::open(vec![constant(100.0, 1.0)], None);
+        for threads in 1..=7 {
+            let shares: u64 = (0..threads)
+                .map(|w| WorkerSchedule::new(s.clone(), w, threads))
+                .map(|ws| {
+                    let counted = (0..).take_while(|&j| ws.due(j) != Due::End).count() as u64;
+                    assert_eq!(ws.remaining(0), Some(counted));
+                    assert_eq!(ws.remaining(counted), Some(0));
+                    assert_eq!(ws.remaining(counted + 3), Some(0));
+                    ws.remaining(1).unwrap() + 1
+                })
+                .sum();
+            assert_eq!(shares, 100, "{threads} threads");
+        }
+        let unbounded = WorkerSchedule::new(Schedule::closed(None), 0, 2);
+        assert_eq!(unbounded.remaining(5), None);
+        let n = WorkerSchedule::new(Schedule::closed(Some(5)), 1, 2);
+        assert_eq!(n.remaining(0), Some(2));
     }
 
     fn count(s: &Schedule) -> u64 {

@@ -30,18 +30,7 @@ pub fn actual(value: f64, unit: &str) -> String {
     }
 }
 
-/// A count with thousands separators: `1,234,567`.
-pub fn count(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+pub use stats::fmt::count;
 
 /// Bytes in binary units: `512 B`, `1.50 KiB`, `12.3 MiB`.
 pub fn bytes(n: f64) -> String {
@@ -57,6 +46,26 @@ pub fn bytes(n: f64) -> String {
     } else {
         format!("{v:.2} {}", UNITS[u])
     }
+}
+
+/// Breaks `text` into lines of at most `width` characters at spaces (a
+/// longer word stays whole on its own line).
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -79,6 +88,8 @@ mod tests {
         assert_eq!(count(0), "0");
         assert_eq!(count(1234567), "1,234,567");
         assert_eq!(count(100), "100");
+        assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
+        assert_eq!(wrap("unbreakable-word x", 5), ["unbreakable-word", "x"]);
         assert_eq!(bytes(512.0), "512 B");
         assert_eq!(bytes(1536.0), "1.50 KiB");
     }

@@ -46,6 +46,9 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
             end(r)
         )?;
     }
+    if let Some(sf) = &r.shortfall {
+        writeln!(w, "> **Shortfall:** {}\n", cell(&sf.message))?;
+    }
     writeln!(w, "- {} · {:.2} s ({})", model(r), s.duration_s, end(r))?;
     writeln!(w, "- started {} · yace {}", r.started_at, r.yace_version)?;
     if let Some(sw) = &r.server_software {

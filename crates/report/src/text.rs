@@ -110,6 +110,15 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         }
         writeln!(w)?;
     }
+    // A load that was not offered is said first: the figures below measure
+    // a different load than the one asked for.
+    if let Some(sf) = &r.shortfall {
+        writeln!(w)?;
+        for (i, line) in crate::fmt::wrap(&sf.message, 64).iter().enumerate() {
+            let label = if i == 0 { "SHORTFALL" } else { "" };
+            writeln!(w, "  {label:<10}  {line}")?;
+        }
+    }
     writeln!(w)?;
     writeln!(
         w,
@@ -126,6 +135,19 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         count(s.cancelled),
         count(s.retries)
     )?;
+    // Every planned request accounted for, when some were not sent.
+    if let (Some(planned), Some(later)) = (s.planned, s.not_yet_due) {
+        if s.dropped > 0 || later > 0 {
+            writeln!(
+                w,
+                "  Planned     {} = {} started + {} dropped + {} not yet due at the end",
+                count(planned),
+                count(s.requests),
+                count(s.dropped),
+                count(later)
+            )?;
+        }
+    }
     writeln!(
         w,
         "  Transfer    in {} ({}/s)   out {}   bodies {}",
@@ -327,7 +349,12 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
             " (not the bottleneck)"
         }
     )?;
-    for warning in &r.warnings {
+    let shown_above = r.shortfall.as_ref().map(|s| s.message.as_str());
+    for warning in r
+        .warnings
+        .iter()
+        .filter(|w| Some(w.as_str()) != shown_above)
+    {
         writeln!(w, "  warning: {warning}")?;
     }
     Ok(())

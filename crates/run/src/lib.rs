@@ -375,6 +375,7 @@ impl Prepared {
         let mut cpu_ns = 0;
         let mut busiest: f64 = 0.0;
         let mut opened = 0;
+        let mut not_yet_due = Some(0);
         let mut server_software = None;
         let mut tls = (plan.target.scheme == plan::Scheme::Https).then_some(stats::TlsInfo {
             version: None,
@@ -395,6 +396,7 @@ impl Prepared {
             cpu_ns += rep.cpu_ns;
             busiest = busiest.max(rep.cpu_ns as f64 / rep.wall_ns.max(1) as f64);
             opened += rep.connections_opened;
+            not_yet_due = not_yet_due.zip(rep.not_yet_due).map(|(a, b)| a + b);
             if let Some(t) = tls.as_mut() {
                 t.resumed_handshakes += rep.tls_resumed;
                 t.full_handshakes += rep.tls_full;
@@ -446,6 +448,7 @@ impl Prepared {
                 busiest_thread: busiest.min(1.0),
                 threads,
                 connections_opened: opened,
+                not_yet_due,
                 server_software,
                 step_names: step_names.to_vec(),
                 checks: Vec::new(),

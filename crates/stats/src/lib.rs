@@ -6,10 +6,12 @@
 // Pure: no I/O beyond what std offers safely, and no unsafe code.
 #![forbid(unsafe_code)]
 
+pub mod fmt;
 pub mod hist;
 mod recorder;
 mod result;
 mod series;
+pub mod shortfall;
 pub mod threshold;
 
 pub use recorder::{BodyLengths, Recorder, RecorderOptions, StepTotals, Totals};
@@ -18,3 +20,4 @@ pub use result::{
     RunFacts, RunResult, StepResult, Summary, TlsInfo, SATURATED, SCHEMA,
 };
 pub use series::{SecondAcc, SecondRow, Series};
+pub use shortfall::Shortfall;

@@ -6,6 +6,7 @@
 use crate::hist::{encode, Distribution};
 use crate::recorder::Totals;
 use crate::series::SecondRow;
+use crate::shortfall::{self, Shortfall};
 use plan::Plan;
 use sample::Outcome;
 use schemars::JsonSchema;
@@ -56,6 +57,10 @@ pub struct RunResult {
     pub thresholds: Vec<ThresholdResult>,
     /// Human-readable warnings about the validity of the numbers.
     pub warnings: Vec<String>,
+    /// Open model: the load asked for and not offered (dropped or late
+    /// requests), with its likely cause; also the first of `warnings`.
+    #[serde(default)]
+    pub shortfall: Option<Shortfall>,
 }
 
 /// HTTPS facts of a run.
@@ -156,11 +161,19 @@ pub struct Summary {
     pub responses: u64,
     /// Failed requests (see `outcomes`).
     pub errors: u64,
-    /// In flight when the run ended; not errors.
+    /// In flight when the run ended (or due in its last instant, with a
+    /// connection free); not errors.
     pub cancelled: u64,
-    /// Open model: due but never sent, as no connection was free in time (not
-    /// counted in `requests`).
+    /// Open model: due but never sent, as no connection was free in time or
+    /// before the run stopped (not counted in `requests`).
     pub dropped: u64,
+    /// Requests the plan holds, when it holds a set number (open model, or
+    /// `-n`); every one is accounted for: `planned = requests + dropped +
+    /// not_yet_due`, whatever stopped the run.
+    pub planned: Option<u64>,
+    /// Of `planned`: not yet due (closed model: not yet started) when the
+    /// run stopped, e.g. on Ctrl-C.
+    pub not_yet_due: Option<u64>,
     /// Responses with a status outside 200–299.
     pub non_2xx: u64,
     /// Requests re-sent once after a stale keep-alive connection.
@@ -246,6 +259,9 @@ pub struct RunFacts {
     pub busiest_thread: f64,
     pub threads: usize,
     pub connections_opened: u64,
+    /// Planned requests not yet due when the run stopped, as the workers
+    /// counted them (None: the plan has no set number).
+    pub not_yet_due: Option<u64>,
     pub server_software: Option<String>,
     /// Scenario step names, by step id (empty for a plain run).
     pub step_names: Vec<String>,
@@ -323,6 +339,33 @@ impl RunResult {
                  local ports): this run is not valid as a measure of the server; run `yace doctor`"
             ));
         }
+        let requests = t.requests() - t.count(Outcome::Dropped);
+        let dropped = t.count(Outcome::Dropped);
+        let planned = f.plan.schedule().total();
+        if let (Some(p), Some(n)) = (planned, f.not_yet_due) {
+            if requests + dropped + n != p {
+                warnings.push(format!(
+                    "accounting: the plan held {p} requests but {requests} started, {dropped} \
+                     were dropped and {n} were not yet due; this is a bug in yace, please report it"
+                ));
+            }
+        }
+        let shortfall = shortfall::of(
+            t,
+            &shortfall::Offered {
+                plan: &f.plan,
+                planned,
+                not_yet_due: f.not_yet_due,
+                saturated,
+                busiest_thread: f.busiest_thread,
+                connections_opened: f.connections_opened,
+                duration_s: secs,
+            },
+            spell,
+        );
+        if let Some(s) = &shortfall {
+            warnings.insert(0, s.message.clone());
+        }
         let partial = matches!(f.reason, EndReason::Interrupted | EndReason::Terminated);
         let mut r = RunResult {
             schema: SCHEMA.into(),
@@ -333,11 +376,13 @@ impl RunResult {
                 partial,
             },
             summary: Summary {
-                requests: t.requests() - t.count(Outcome::Dropped),
+                requests,
                 responses: t.responses(),
                 errors: t.errors(),
                 cancelled: t.count(Outcome::Cancelled),
-                dropped: t.count(Outcome::Dropped),
+                dropped,
+                planned,
+                not_yet_due: planned.and(f.not_yet_due),
                 non_2xx,
                 retries: t.retries,
                 reused_connections: t.reused,
@@ -418,6 +463,7 @@ impl RunResult {
             checks: f.checks,
             thresholds: Vec::new(),
             warnings,
+            shortfall,
             plan: f.plan,
             environment: f.environment,
         };

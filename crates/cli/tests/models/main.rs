@@ -211,7 +211,12 @@ fn after_a_stall_late_requests_are_dropped_by_default() {
         n(&r, "summary.responses") + dropped + n(&r, "summary.cancelled"),
         250
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("dropped"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("dropped"));
+    // Said at the top, before the figures, with the cause.
+    let (top, _) = text.split_once("Requests").unwrap();
+    assert!(top.contains("SHORTFALL"), "{text}");
+    assert_eq!(r["shortfall"]["cause"], "server_too_slow", "{text}");
 }
 
 #[test]
@@ -646,4 +651,129 @@ fn a_url_on_the_command_line_replaces_the_base_and_dry_run_says_so() {
     );
     assert_eq!(seen.by_route.len(), 1, "{seen:?}");
     assert!(n(&r, "summary.responses") > 0);
+}
+
+/// Every planned request is accounted for, whatever stopped the run:
+/// planned = started + dropped + not yet due, each counted by the workers
+/// (the result's `planned` comes from the plan, the rest from the run).
+/// Over rates, durations, thread counts, an in-flight cap against a slow
+/// route, the catch-up policy, and Ctrl-C / SIGTERM in the middle.
+#[test]
+fn every_planned_request_is_accounted_for() {
+    let _g = serial();
+    let s = server();
+    let slow = format!("{}sleep?ms=100", s.url());
+    let base = s.url();
+    struct Case<'a> {
+        args: Vec<&'a str>,
+        signal: Option<(i32, u64)>,
+        planned: u64,
+    }
+    let case = |args: Vec<&'static str>, signal, planned| Case {
+        args,
+        signal,
+        planned,
+    };
+    let cases = [
+        case(vec!["--rate", "1000", "-d", "2s", "-t", "1"], None, 2000),
+        case(vec!["--rate", "1000", "-d", "2s", "-t", "2"], None, 2000),
+        case(vec!["--rate", "777", "-d", "1500ms", "-t", "3"], None, 1166),
+        case(vec!["--rate", "3000", "-d", "1s", "-n", "1234"], None, 1234),
+        // The in-flight cap, against a route slower than the rate allows:
+        // most requests are dropped, and those still waiting at the end too.
+        case(
+            vec!["--rate", "500", "-d", "3s", "--max-inflight", "20"],
+            None,
+            1500,
+        ),
+        case(
+            vec![
+                "--rate",
+                "400",
+                "-d",
+                "2s",
+                "--max-inflight",
+                "10",
+                "--late",
+                "catch-up",
+            ],
+            None,
+            800,
+        ),
+        case(
+            vec!["--rate", "600", "-d", "5s", "-t", "2"],
+            Some((libc::SIGINT, 1300)),
+            3000,
+        ),
+        case(
+            vec!["--rate", "600", "-d", "5s", "--max-inflight", "5"],
+            Some((libc::SIGTERM, 900)),
+            3000,
+        ),
+        case(
+            vec!["-c", "4", "-n", "10M", "-t", "2"],
+            Some((libc::SIGINT, 700)),
+            10_000_000,
+        ),
+    ];
+    for (i, c) in cases.iter().enumerate() {
+        let slow_route = c.args.contains(&"--max-inflight");
+        let url = if slow_route { &slow } else { &base };
+        let path = support::temp_path(&format!("account{i}.json"));
+        let child = yace()
+            .arg("run")
+            .arg(url)
+            .args(&c.args)
+            .arg("-q")
+            .arg("--json")
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        if let Some((sig, after)) = c.signal {
+            std::thread::sleep(Duration::from_millis(after));
+            // SAFETY: signalling the child we spawned, by its PID.
+            unsafe { libc::kill(child.id() as i32, sig) };
+        }
+        let out = child.wait_with_output().unwrap();
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "case {i}: no result ({e}): {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        }))
+        .unwrap();
+        let what = format!("case {i} {:?} {:?}: {}", c.args, c.signal, r["summary"]);
+        let (requests, dropped) = (n(&r, "summary.requests"), n(&r, "summary.dropped"));
+        let not_yet_due = n(&r, "summary.not_yet_due");
+        assert_eq!(n(&r, "summary.planned"), c.planned, "{what}");
+        assert_eq!(requests + dropped + not_yet_due, c.planned, "{what}");
+        match c.signal {
+            Some(_) => {
+                assert!(not_yet_due > 0, "{what}");
+                assert_eq!(r["end"]["partial"], true, "{what}");
+            }
+            None => assert_eq!(not_yet_due, 0, "{what}"),
+        }
+        if slow_route && c.args.contains(&"500") {
+            // 20 slots × 10 per second each: about 600 sent, 900 dropped,
+            // and the result says why, first among its warnings.
+            assert!((800..=1000).contains(&dropped), "{what}");
+            assert_eq!(r["shortfall"]["cause"], "inflight_cap", "{what}");
+            assert_eq!(r["shortfall"]["dropped"], dropped, "{what}");
+            assert_eq!(r["warnings"][0], r["shortfall"]["message"], "{what}");
+        }
+        if c.signal.is_none() && !slow_route {
+            assert!(r["shortfall"].is_null(), "{what}");
+        }
+        assert!(
+            r["warnings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|w| !w.as_str().unwrap().starts_with("accounting")),
+            "{what}"
+        );
+    }
 }

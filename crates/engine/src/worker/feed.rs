@@ -186,6 +186,36 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         matches!(&self.feed, Feed::Users(u) if !u.clocks[idx].active)
     }
 
+    /// The run stopped at `stop_at`: every request due before then that was
+    /// not sent is accounted for — cancelled when a slot was free for it (it
+    /// missed only the loop's last turn), dropped when none was — and the
+    /// requests not yet due are counted (None when the plan has no end).
+    pub(super) fn settle(&mut self, stop_at: u64, now: u64) -> Option<u64> {
+        if let Feed::Pool(p) = &self.feed {
+            let mut free = p.idle.len() + p.closed.len();
+            while let Due::At(t) = self.next_due {
+                if t >= stop_at {
+                    break;
+                }
+                if free > 0 {
+                    free -= 1;
+                    let s = Sample {
+                        outcome: Outcome::Cancelled,
+                        intended: t,
+                        start: now,
+                        end: now,
+                        ..Default::default()
+                    };
+                    self.sink.record(&s);
+                    self.advance();
+                } else {
+                    self.drop_due(t, now);
+                }
+            }
+        }
+        self.cfg.schedule.remaining(self.next_j)
+    }
+
     fn advance(&mut self) {
         self.next_j += 1;
         self.next_due = self.cfg.schedule.due(self.next_j);

@@ -112,6 +112,9 @@ pub struct WorkerReport {
     pub h2_max_streams: Option<u32>,
     /// HTTP/2: GOAWAY frames that retired a connection.
     pub h2_goaways: u64,
+    /// This worker's planned requests not yet due (closed model: not yet
+    /// started) when it stopped; None when the plan has no set number.
+    pub not_yet_due: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -494,6 +497,8 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     fn finish(&mut self) {
         self.ending = true;
         let now = self.now();
+        let stop_at = self.cfg.end_at.map_or(now, |e| e.min(now));
+        self.report.not_yet_due = self.settle(stop_at, now);
         if let Transport::Http2(_) = self.transport {
             self.h2_abort();
         }

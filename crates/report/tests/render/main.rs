@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use yace_report::ab::{AbStyle, HtmlAttrs};
 
-const FIXTURES: [&str; 4] = ["closed", "open", "scenario", "http2"];
+const FIXTURES: [&str; 5] = ["closed", "open", "scenario", "http2", "shortfall"];
 
 /// `yace ab` without options: percentiles and the confidence table shown.
 const AB_DEFAULTS: AbStyle = AbStyle {
