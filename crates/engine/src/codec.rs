@@ -29,6 +29,20 @@ pub enum Progress {
     Done { consumed: usize },
 }
 
+/// How a response's body is delimited, as its head said (RFC 9112 §6.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Framing {
+    /// `Content-Length: n`.
+    ContentLength(u64),
+    /// `Transfer-Encoding: …, chunked` (it wins over a Content-Length).
+    Chunked,
+    /// Neither: the body ends when the server closes.
+    #[default]
+    UntilClose,
+    /// No body whatever the headers say: a 204 or 304, or the answer to HEAD.
+    NoBody,
+}
+
 /// How the end of the current response's body is found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -82,6 +96,8 @@ pub struct ResponseParser {
     /// The `Server` header of the response, captured only when asked.
     pub server: Option<String>,
     capture_server: bool,
+    /// How the final head framed the body (once it is parsed).
+    pub framing: Framing,
 }
 
 #[derive(Debug)]
@@ -103,6 +119,7 @@ impl ResponseParser {
         self.body_len = 0;
         self.keep_alive = false;
         self.capture_server = capture_server;
+        self.framing = Framing::default();
     }
 
     /// True before the first byte of a final or interim head was consumed.
@@ -268,26 +285,27 @@ impl ResponseParser {
         }
         self.status = status;
         self.keep_alive = keep_alive;
-        self.state.0 = if self.no_body || status == 204 || status == 304 {
-            State::Done
+        self.framing = if self.no_body || status == 204 || status == 304 {
+            Framing::NoBody
         } else if chunked {
-            State::Chunked(Chunk::Size {
+            Framing::Chunked
+        } else if let Some(l) = length {
+            Framing::ContentLength(l)
+        } else {
+            Framing::UntilClose
+        };
+        self.state.0 = match self.framing {
+            Framing::NoBody | Framing::ContentLength(0) => State::Done,
+            Framing::ContentLength(l) => State::Length(l),
+            Framing::Chunked => State::Chunked(Chunk::Size {
                 value: 0,
                 digits: 0,
-            })
-        } else if let Some(l) = length {
-            if l == 0 {
-                State::Done
-            } else {
-                State::Length(l)
+            }),
+            Framing::UntilClose => {
+                // The body runs to the close: the connection cannot be reused.
+                self.keep_alive = false;
+                State::UntilClose
             }
-        } else if !keep_alive || http10 {
-            self.keep_alive = false;
-            State::UntilClose
-        } else {
-            // HTTP/1.1 without length or chunking: the body runs to close.
-            self.keep_alive = false;
-            State::UntilClose
         };
         Ok(Some(len))
     }
@@ -477,6 +495,34 @@ mod tests {
             keep_alive,
             consumed,
         })
+    }
+
+    #[test]
+    fn the_framing_a_head_chose_is_reported() {
+        let framing = |head: &[u8], head_request: bool| {
+            let mut p = ResponseParser::default();
+            p.reset(head_request, false);
+            let _ = p.feed(head);
+            p.framing
+        };
+        let cl = b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n";
+        assert_eq!(framing(cl, false), Framing::ContentLength(12));
+        assert_eq!(framing(cl, true), Framing::NoBody, "HEAD");
+        assert_eq!(
+            framing(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", false),
+            Framing::Chunked
+        );
+        assert_eq!(
+            framing(b"HTTP/1.0 302 Found\r\nLocation: /login\r\n\r\n", false),
+            Framing::UntilClose
+        );
+        assert_eq!(
+            framing(
+                b"HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\n",
+                false
+            ),
+            Framing::NoBody
+        );
     }
 
     #[test]

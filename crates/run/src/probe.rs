@@ -33,16 +33,9 @@ impl Phases {
     }
 }
 
-/// How the response delimits its body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Framing {
-    ContentLength(u64),
-    Chunked,
-    /// Neither: the body ends when the server closes.
-    UntilClose,
-    /// A status that never has a body (204, 304).
-    NoBody,
-}
+/// How the response delimits its body: the engine's rule, read off the
+/// engine's parser (one home for HTTP/1.1 framing).
+pub use engine::codec::Framing;
 
 /// The facts of the final response head.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +45,7 @@ pub struct Head {
     pub status: u16,
     pub server: Option<String>,
     pub location: Option<String>,
+    /// Set from the engine's parser once the response is framed.
     pub framing: Framing,
 }
 
@@ -76,8 +70,10 @@ pub struct ProbeError {
     pub phases: Phases,
 }
 
-/// Parses the final head at the start of `buf`, skipping interim (1xx)
-/// heads; `None` until it is complete (or if it is invalid).
+/// Reads the final head's display fields (status line, `Server`,
+/// `Location`) at the start of `buf`, skipping interim (1xx) heads; `None`
+/// until it is complete (or if it is invalid). The framing is not decided
+/// here but by the engine's parser: [`probe`] fills it in.
 pub fn parse_head(buf: &[u8]) -> Option<Head> {
     let mut off = 0;
     loop {
@@ -99,20 +95,6 @@ pub fn parse_head(buf: &[u8]) -> Option<Head> {
                 .find(|h| h.name.eq_ignore_ascii_case(name))
                 .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
         };
-        let chunked = text("transfer-encoding").is_some_and(|v| {
-            v.rsplit(',')
-                .next()
-                .is_some_and(|t| t.trim().eq_ignore_ascii_case("chunked"))
-        });
-        let framing = if status == 204 || status == 304 {
-            Framing::NoBody
-        } else if chunked {
-            Framing::Chunked
-        } else if let Some(l) = text("content-length").and_then(|v| v.parse().ok()) {
-            Framing::ContentLength(l)
-        } else {
-            Framing::UntilClose
-        };
         return Some(Head {
             status_line: format!(
                 "HTTP/1.{} {status} {}",
@@ -124,7 +106,7 @@ pub fn parse_head(buf: &[u8]) -> Option<Head> {
             status,
             server: text("server"),
             location: text("location"),
-            framing,
+            framing: Framing::default(),
         });
     }
 }
@@ -309,13 +291,14 @@ pub fn probe(
             }
         }
     }
-    let Some(head) = head else {
+    let Some(mut head) = head else {
         return Err(fail(
             Outcome::ProtocolError,
             "the response head could not be parsed".into(),
             phases,
         ));
     };
+    head.framing = parser.framing;
     Ok(Probed {
         head,
         body_len: parser.body_len,
@@ -457,19 +440,16 @@ mod tests {
         assert_eq!(h.status_line, "HTTP/1.1 200 OK");
         assert_eq!(h.status, 200);
         assert_eq!(h.server.as_deref(), Some("nginx/1.24"));
-        assert_eq!(h.framing, Framing::ContentLength(12));
 
         let h = parse_head(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n").unwrap();
         assert_eq!(h.status, 200);
-        assert_eq!(h.framing, Framing::Chunked);
 
         let h = parse_head(b"HTTP/1.0 302 Found\r\nLocation: /login\r\n\r\n").unwrap();
         assert_eq!(h.status_line, "HTTP/1.0 302 Found");
         assert_eq!(h.location.as_deref(), Some("/login"));
-        assert_eq!(h.framing, Framing::UntilClose);
 
         let h = parse_head(b"HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\n").unwrap();
-        assert_eq!(h.framing, Framing::NoBody);
+        assert_eq!(h.status, 304);
 
         assert_eq!(parse_head(b"HTTP/1.1 200 OK\r\nContent-Len"), None);
         assert_eq!(parse_head(b"SSH-2.0-OpenSSH_9.6\r\n"), None);
