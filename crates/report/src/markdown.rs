@@ -261,7 +261,7 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
                 "| {} | `{}`{scope} | {} |",
                 if t.passed { "pass" } else { "**FAIL**" },
                 cell(&t.expr),
-                crate::actual(t.actual, t.unit())
+                crate::actual(t.actual, stats::threshold::actual_unit(t))
             )?;
         }
     }

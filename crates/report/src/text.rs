@@ -332,7 +332,7 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
                 "    {} {}{scope}   actual {}",
                 if t.passed { "pass" } else { "FAIL" },
                 t.expr,
-                crate::actual(t.actual, t.unit())
+                crate::actual(t.actual, stats::threshold::actual_unit(t))
             )?;
         }
     }

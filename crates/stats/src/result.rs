@@ -523,18 +523,7 @@ pub struct ThresholdResult {
     pub actual: f64,
     pub passed: bool,
     /// The unit of `actual`: "ms", "%", "req/s", or "" for a count. Absent
-    /// from results written before it existed: see [`ThresholdResult::unit`].
+    /// from results written before it existed, whose unit is read from `expr`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub unit: String,
-}
-
-impl ThresholdResult {
-    /// The unit of `actual`, also for a result written before `unit` was
-    /// recorded (read from the expression, as it was then evaluated).
-    pub fn unit(&self) -> &str {
-        if !self.unit.is_empty() {
-            return &self.unit;
-        }
-        crate::threshold::unit_of(&self.expr)
-    }
 }

@@ -249,6 +249,17 @@ pub fn unit_of(expr: &str) -> &'static str {
     Threshold::parse(expr, None).map_or("", |t| t.unit())
 }
 
+/// The unit of a threshold result's `actual`, also for a result written
+/// before `unit` was recorded (read from the expression, as it was then
+/// evaluated).
+pub fn actual_unit(t: &ThresholdResult) -> &str {
+    if t.unit.is_empty() {
+        unit_of(&t.expr)
+    } else {
+        &t.unit
+    }
+}
+
 /// Any percentile, read from the (step's) histogram rather than the summary's fixed list.
 fn quantile(r: &RunResult, step: Option<&StepResult>, p: f64) -> f64 {
     let encoded = step.map_or(&r.histograms.latency, |s| &s.histogram);
