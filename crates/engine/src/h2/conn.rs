@@ -55,16 +55,17 @@ const DEFAULT_MAX_STREAMS: u32 = 100;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event<'a> {
     /// The final response head (1xx heads are skipped; their bytes count in
-    /// this `wire`). `server`: the Server header value if present. `head`:
-    /// capture streams only, the head re-written as HTTP/1.1
-    /// ("HTTP/1.1 200 \r\nname: value\r\n…\r\n\r\n") for HTTP/1.1 parsers.
+    /// this `wire`). `server`: the Server header value if present. `fields`:
+    /// capture streams only, the regular header fields in order, as
+    /// (name, value) — the typed capture is built from them, never from
+    /// re-written HTTP/1.1 text.
     /// `wire`: bytes of the HEADERS/CONTINUATION frames incl. 9-byte headers.
     Head {
         token: u32,
         status: u16,
         content_length: Option<u64>,
         server: Option<&'a [u8]>,
-        head: Option<&'a [u8]>,
+        fields: Option<&'a [(String, String)]>,
         wire: u32,
     },
     /// Body bytes (padding excluded from `len`); `data` only for capture
@@ -150,8 +151,8 @@ pub struct ClientConn {
     block: Vec<u8>,
     in_block: Option<BlockRx>,
     hpack: Decoder,
-    /// A capture stream's head re-written as HTTP/1.1.
-    head: Vec<u8>,
+    /// A capture stream's header fields.
+    fields: Vec<(String, String)>,
     server: Vec<u8>,
     streams: Streams,
     /// Streams with body waiting for window, in the order they blocked.
@@ -202,7 +203,7 @@ impl ClientConn {
             block: Vec::new(),
             in_block: None,
             hpack: Decoder::new(HEADER_TABLE_SIZE),
-            head: Vec::new(),
+            fields: Vec::new(),
             server: Vec::new(),
             streams: Streams::new(8),
             blocked: Vec::new(),

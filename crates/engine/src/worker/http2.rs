@@ -589,15 +589,15 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 token,
                 status,
                 server: s,
-                head,
+                fields,
                 wire,
                 ..
             } => {
                 if want_server && server.is_none() {
                     server = s.map(|s| String::from_utf8_lossy(s).into_owned());
                 }
-                if let Some(head) = head {
-                    keep(&mut conns[token as usize].job.captured, head);
+                if let Some(fields) = fields {
+                    conns[token as usize].job.fields = Some(fields.to_vec());
                 }
                 events.push(Ev::Head {
                     token,
@@ -751,6 +751,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         c.parser.status = 0;
         c.parser.body_len = 0;
         c.job.captured.clear();
+        c.job.fields = None;
         self.sink.retried();
         self.h2_enqueue(idx, now);
     }

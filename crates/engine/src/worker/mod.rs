@@ -175,7 +175,10 @@ struct InFlight {
     idempotent: bool,
     capture: bool,
     req: Vec<u8>,
+    /// Capture: HTTP/1.1, the response as it came (head and body); HTTP/2,
+    /// the body, its head's fields being in `fields`.
     captured: Vec<u8>,
+    fields: Option<Vec<(String, String)>>,
     retried: bool,
     written: usize,
     bytes_in: u64,
@@ -213,6 +216,7 @@ impl Conn {
                 capture: false,
                 req: Vec::new(),
                 captured: Vec::new(),
+                fields: None,
                 retried: false,
                 written: 0,
                 bytes_in: 0,
@@ -408,6 +412,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         c.at.connected_at = 0;
         c.at.handshaken_at = 0;
         c.job.captured.clear();
+        c.job.fields = None;
         c.parser.reset(c.job.head, capture_server);
         match (&self.transport, c.st) {
             (Transport::Http2(_), _) => self.h2_begin(idx, now),
@@ -477,9 +482,18 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         self.sink.record(&s);
         // A flow that asked for the response gets it typed, built once
         // here whatever the transport: it never parses bytes itself.
-        let job = &self.conns[idx].job;
-        let captured = (job.capture && !job.captured.is_empty())
-            .then(|| Captured::from_http1(&job.captured, job.head, s.status));
+        let job = &mut self.conns[idx].job;
+        let captured = match job.fields.take() {
+            _ if !job.capture => None,
+            // HTTP/2: the fields came typed, the body as the DATA it was.
+            Some(headers) => Some(Captured {
+                status: s.status,
+                headers,
+                body: std::mem::take(&mut job.captured),
+            }),
+            None => (!job.captured.is_empty())
+                .then(|| Captured::from_http1(&job.captured, job.head, s.status)),
+        };
         self.flow.ended(&mut self.users[idx], &s, captured.as_ref());
         self.slot_freed(idx);
     }

@@ -561,12 +561,12 @@ impl ClientConn {
         let capture = s.state.contains(State::CAPTURE);
         let trailers = s.state.contains(State::GOT_HEAD);
         let mut scan = Scan::new(trailers, capture);
-        self.head.clear();
+        self.fields.clear();
         self.server.clear();
-        let (head, server) = (&mut self.head, &mut self.server);
+        let (fields, server) = (&mut self.fields, &mut self.server);
         self.hpack
             .decode(block, capture && !trailers, &mut |f| {
-                scan.field(f, head, server)
+                scan.field(f, fields, server)
             })
             .map_err(compression)?;
 
@@ -615,15 +615,12 @@ impl ClientConn {
         s.content_length = scan.content_length;
         let wire = s.wire.saturating_add(b.wire);
         s.wire = 0;
-        if capture {
-            self.head.extend_from_slice(b"\r\n");
-        }
         on(Event::Head {
             token: s.token,
             status: scan.status,
             content_length: scan.content_length,
             server: scan.server.then_some(&self.server[..]),
-            head: capture.then_some(&self.head[..]),
+            fields: capture.then_some(&self.fields[..]),
             wire,
         });
         if b.end_stream {

@@ -1,12 +1,12 @@
 //! The capture scan: what a response head's fields say (status,
 //! content-length, server) and whether they are well-formed (RFC 9113
 //! §8.3), checked field by field as HPACK decodes them, without collecting
-//! the fields. For capture streams it also writes the head out as HTTP/1.1
-//! text, for callers that parse HTTP/1.1.
+//! the fields — except for capture streams, whose fields it keeps as
+//! (name, value) for the typed capture.
 
 use crate::h2::hpack::{Class, Field};
 
-/// Largest response head re-written for a capture stream.
+/// Largest response head kept for a capture stream (names and values).
 const MAX_HEAD: usize = crate::codec::MAX_HEAD;
 
 /// What one header block says, field by field.
@@ -19,13 +19,15 @@ pub(super) struct Scan {
     pub(super) server: bool,
     /// A regular field was seen: pseudo-headers must come before (§8.3).
     regular: bool,
+    /// Capture streams: bytes of the fields kept so far.
+    kept: usize,
     /// Why the block is malformed; decoding goes on for the HPACK table.
     pub(super) bad: Option<&'static str>,
 }
 
 impl Scan {
     /// `trailers`: the stream's final head came already. `capture`: also
-    /// re-write the head as HTTP/1.1.
+    /// keep the fields.
     #[inline]
     pub(super) fn new(trailers: bool, capture: bool) -> Scan {
         Scan {
@@ -35,13 +37,19 @@ impl Scan {
             content_length: None,
             server: false,
             regular: false,
+            kept: 0,
             bad: None,
         }
     }
 
     /// One decoded field: checks it, keeps what the caller is told, and for
-    /// capture streams appends it to `head` as an HTTP/1.1 line.
-    pub(super) fn field(&mut self, f: Field<'_>, head: &mut Vec<u8>, server: &mut Vec<u8>) {
+    /// capture streams appends it to `fields`.
+    pub(super) fn field(
+        &mut self,
+        f: Field<'_>,
+        fields: &mut Vec<(String, String)>,
+        server: &mut Vec<u8>,
+    ) {
         if self.bad.is_some() {
             return;
         }
@@ -60,10 +68,8 @@ impl Scan {
                     }
                 }
                 if self.capture {
-                    head.clear();
-                    head.extend_from_slice(b"HTTP/1.1 ");
-                    head.extend_from_slice(value);
-                    head.extend_from_slice(b" \r\n");
+                    fields.clear();
+                    self.kept = 0;
                 }
                 return;
             }
@@ -103,7 +109,8 @@ impl Scan {
         }
         self.regular = true;
         if self.capture {
-            // The re-written head must stay one field per line (§8.2.1).
+            // A value a flow will read must be a valid one (§8.2.1): no
+            // NUL, CR or LF, no leading or trailing white space.
             if value.iter().any(|&b| b == 0 || b == b'\r' || b == b'\n')
                 || value.first().is_some_and(|&b| b == b' ' || b == b'\t')
                 || value.last().is_some_and(|&b| b == b' ' || b == b'\t')
@@ -111,13 +118,15 @@ impl Scan {
                 self.bad = Some("invalid field value");
                 return;
             }
-            head.extend_from_slice(f.name);
-            head.extend_from_slice(b": ");
-            head.extend_from_slice(value);
-            head.extend_from_slice(b"\r\n");
-            if head.len() > MAX_HEAD {
+            self.kept += f.name.len() + value.len() + 4;
+            if self.kept > MAX_HEAD {
                 self.bad = Some("response head larger than 64 KiB");
+                return;
             }
+            fields.push((
+                String::from_utf8_lossy(f.name).into_owned(),
+                String::from_utf8_lossy(value).into_owned(),
+            ));
         }
     }
 }

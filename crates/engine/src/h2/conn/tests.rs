@@ -16,7 +16,7 @@ enum Ev {
         status: u16,
         cl: Option<u64>,
         server: Option<Vec<u8>>,
-        head: Option<Vec<u8>>,
+        fields: Option<Vec<(String, String)>>,
         wire: u32,
     },
     Data {
@@ -40,14 +40,14 @@ impl From<Event<'_>> for Ev {
                 status,
                 content_length,
                 server,
-                head,
+                fields,
                 wire,
             } => Ev::Head {
                 token,
                 status,
                 cl: content_length,
                 server: server.map(<[u8]>::to_vec),
-                head: head.map(<[u8]>::to_vec),
+                fields: fields.map(<[(String, String)]>::to_vec),
                 wire,
             },
             Event::Data {
@@ -240,7 +240,7 @@ fn head_ev(token: u32, status: u16, cl: Option<u64>, wire: usize) -> Ev {
         status,
         cl,
         server: None,
-        head: None,
+        fields: None,
         wire: wire as u32,
     }
 }
