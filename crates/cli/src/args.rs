@@ -218,6 +218,15 @@ pub struct RunArgs {
     #[arg(long = "connect-timeout", value_name = "TIME", default_value = "10s")]
     pub connect_timeout: String,
 
+    /// Largest response head read, in bytes (`512k`), and of a chunked
+    /// body's trailers; larger is `header_too_large`.
+    #[arg(long = "max-head", value_name = "BYTES", default_value = "256k")]
+    pub max_head: String,
+
+    /// Most fields in a response head (and in its trailers).
+    #[arg(long = "max-fields", value_name = "N", default_value = "4096")]
+    pub max_fields: String,
+
     #[command(flatten)]
     pub tls: TlsArgs,
 

@@ -5,17 +5,26 @@
 //! split across reads is buffered (rare on a healthy server), so a
 //! connection's state is a few words and 10,000 connections stay small.
 
-/// Largest response head accepted; beyond it the response is rejected as
-/// `HeaderTooLarge` rather than buffered without bound.
-pub const MAX_HEAD: usize = 64 * 1024;
-const MAX_HEADERS: usize = 100;
+use plan::ResponseLimits;
+pub use sample::{Detail, Lenient};
 
-/// Why a response could not be framed.
+/// Largest response head accepted by default; beyond the plan's limit the
+/// response is rejected as `HeaderTooLarge` rather than buffered without
+/// bound.
+pub const MAX_HEAD: usize = ResponseLimits::DEFAULT_HEAD_BYTES as usize;
+/// Fields parsed without allocating; a head with more is parsed again
+/// against the plan's field limit (rare: hundreds of `Set-Cookie` lines).
+const FAST_FIELDS: usize = 100;
+/// Longest chunk-size line, extensions included.
+pub const MAX_CHUNK_LINE: u32 = 4096;
+
+/// Why a response could not be framed; [`ResponseParser::detail`] says
+/// which element.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameError {
     /// Not HTTP/1.x, or an invalid head, length or chunk size.
     Protocol,
-    /// The head exceeded [`MAX_HEAD`] or had too many fields.
+    /// The head, a chunk-size line or the trailers exceeded a limit.
     HeadTooLarge,
 }
 
@@ -60,9 +69,11 @@ enum Chunk {
         value: u64,
         digits: u8,
     },
-    /// Skipping a chunk extension up to the line's end.
+    /// Skipping a chunk extension up to the line's end; `len`: the line's
+    /// length so far.
     Ext {
         value: u64,
+        len: u32,
     },
     /// Saw CR after a size line.
     SizeLf {
@@ -71,12 +82,17 @@ enum Chunk {
     Data(u64),
     DataCr,
     DataLf,
-    /// Reading trailer fields; `len` is the current line's length so far.
+    /// Reading trailer fields; `len` is the current line's length so far,
+    /// `total` the block's, `count` its lines.
     Trailer {
         len: u32,
+        total: u32,
+        count: u32,
     },
     TrailerLf {
         len: u32,
+        total: u32,
+        count: u32,
     },
 }
 
@@ -98,6 +114,12 @@ pub struct ResponseParser {
     capture_server: bool,
     /// How the final head framed the body (once it is parsed).
     pub framing: Framing,
+    /// Which element broke a rule or a limit, after a [`FrameError`].
+    pub detail: Detail,
+    /// [`Lenient`] bits: what this response needed overlooked. Such a
+    /// response counts, but its connection is not reused.
+    pub lenient: u8,
+    limits: ResponseLimits,
 }
 
 #[derive(Debug)]
@@ -120,6 +142,24 @@ impl ResponseParser {
         self.keep_alive = false;
         self.capture_server = capture_server;
         self.framing = Framing::default();
+        self.detail = Detail::None;
+        self.lenient = 0;
+    }
+
+    /// The limits later responses are read under.
+    pub fn set_limits(&mut self, limits: ResponseLimits) {
+        self.limits = limits;
+    }
+
+    /// Records what failed and returns the error class it belongs to.
+    #[cold]
+    fn fail(&mut self, d: Detail) -> FrameError {
+        self.detail = d;
+        if d.is_limit() {
+            FrameError::HeadTooLarge
+        } else {
+            FrameError::Protocol
+        }
     }
 
     /// True before the first byte of a final or interim head was consumed.
@@ -187,15 +227,26 @@ impl ResponseParser {
     /// more bytes are needed (all of `input` is then buffered).
     fn head(&mut self, input: &[u8]) -> Result<Option<usize>, FrameError> {
         let buffered = self.head_buf.len();
+        let max = self.limits.head_bytes as usize;
         let parsed = if buffered == 0 {
             self.parse_head(input)?
         } else {
-            let take = input.len().min(MAX_HEAD + 1 - buffered.min(MAX_HEAD));
+            let take = input.len().min(max + 1 - buffered.min(max));
             self.head_buf.extend_from_slice(&input[..take]);
-            let buf = std::mem::take(&mut self.head_buf);
-            let r = self.parse_head(&buf);
-            self.head_buf = buf;
-            r?
+            // A head cannot be complete before a blank line arrives: parse
+            // again only then, so a head dribbled a byte at a time costs
+            // one parse, not one per byte (quadratic in the head's size).
+            let fresh = &self.head_buf[buffered.saturating_sub(3)..];
+            let blank =
+                fresh.windows(2).any(|w| w == b"\n\n") || fresh.windows(3).any(|w| w == b"\n\r\n");
+            if blank {
+                let buf = std::mem::take(&mut self.head_buf);
+                let r = self.parse_head(&buf);
+                self.head_buf = buf;
+                r?
+            } else {
+                None
+            }
         };
         match parsed {
             Some(end) => {
@@ -204,12 +255,12 @@ impl ResponseParser {
             }
             None => {
                 if buffered == 0 {
-                    if input.len() > MAX_HEAD {
-                        return Err(FrameError::HeadTooLarge);
+                    if input.len() > max {
+                        return Err(self.fail(Detail::HeadTooLarge));
                     }
                     self.head_buf.extend_from_slice(input);
-                } else if self.head_buf.len() > MAX_HEAD {
-                    return Err(FrameError::HeadTooLarge);
+                } else if self.head_buf.len() > max {
+                    return Err(self.fail(Detail::HeadTooLarge));
                 }
                 Ok(None)
             }
@@ -222,54 +273,77 @@ impl ResponseParser {
     fn parse_head(&mut self, buf: &[u8]) -> Result<Option<usize>, FrameError> {
         // Uninitialised slots: zeroing 100 headers per response cost more
         // than parsing a typical head.
-        let mut headers =
-            [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+        let mut fast =
+            [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; FAST_FIELDS];
+        let mut many = Vec::new();
         let mut resp = httparse::Response::new(&mut []);
         let config = httparse::ParserConfig::default();
-        let len = match config.parse_response_with_uninit_headers(&mut resp, buf, &mut headers) {
+        let mut parsed = config.parse_response_with_uninit_headers(&mut resp, buf, &mut fast);
+        if parsed == Err(httparse::Error::TooManyHeaders) {
+            // Hundreds of fields are normal (Set-Cookie): parse again
+            // against the plan's limit.
+            many.resize_with(self.limits.fields as usize, std::mem::MaybeUninit::uninit);
+            resp = httparse::Response::new(&mut []);
+            parsed = config.parse_response_with_uninit_headers(&mut resp, buf, &mut many);
+        }
+        let max = self.limits.head_bytes as usize;
+        let len = match parsed {
             Ok(httparse::Status::Complete(n)) => n,
             Ok(httparse::Status::Partial) => {
-                if buf.len() > MAX_HEAD {
-                    return Err(FrameError::HeadTooLarge);
+                if buf.len() > max {
+                    return Err(self.fail(Detail::HeadTooLarge));
                 }
                 return Ok(None);
             }
-            Err(httparse::Error::TooManyHeaders) => return Err(FrameError::HeadTooLarge),
-            Err(_) => return Err(FrameError::Protocol),
+            Err(httparse::Error::TooManyHeaders) => return Err(self.fail(Detail::TooManyFields)),
+            Err(httparse::Error::Status | httparse::Error::Version) => {
+                return Err(self.fail(Detail::StatusLine))
+            }
+            Err(_) => return Err(self.fail(Detail::HeaderLine)),
         };
-        if len > MAX_HEAD {
-            return Err(FrameError::HeadTooLarge);
+        if len > max {
+            return Err(self.fail(Detail::HeadTooLarge));
         }
         let status = resp.code.unwrap_or(0);
         // 000–099 are not HTTP statuses (and 0 means "no response" in a Sample).
         if status < 100 {
-            return Err(FrameError::Protocol);
+            return Err(self.fail(Detail::StatusLine));
+        }
+        // httparse reads a bare LF as a line end: more LFs than CRs in the
+        // head means some line ended without its CR. Counted, and the
+        // connection is not reused after it.
+        let head = &buf[..len];
+        let lfs = head.iter().filter(|&&b| b == b'\n').count();
+        let crs = head.iter().filter(|&&b| b == b'\r').count();
+        if lfs > crs {
+            self.lenient |= Lenient::BareLf.bit();
         }
         if (100..200).contains(&status) {
             if status == 101 {
                 // We never ask to switch protocols.
-                return Err(FrameError::Protocol);
+                return Err(self.fail(Detail::Switching));
             }
             return Ok(Some(len));
         }
         let http10 = resp.version == Some(0);
         let mut keep_alive = !http10;
         let mut length: Option<u64> = None;
-        let mut chunked = false;
+        // Whether the last Transfer-Encoding's final coding is chunked
+        // (several fields are one list, RFC 9110 §5.3).
+        let mut transfer: Option<bool> = None;
         for h in resp.headers.iter() {
             let name = h.name.as_bytes();
             if name.eq_ignore_ascii_case(b"content-length") {
-                let v = crate::http::parse_content_length(h.value).ok_or(FrameError::Protocol)?;
+                let Some(v) = crate::http::parse_content_length(h.value) else {
+                    return Err(self.fail(Detail::ContentLength));
+                };
                 if length.is_some_and(|l| l != v) {
-                    return Err(FrameError::Protocol);
+                    return Err(self.fail(Detail::ContentLength));
                 }
                 length = Some(v);
             } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
                 // Chunked must be the last coding (RFC 9112 §6.1).
-                chunked = last_token(h.value).eq_ignore_ascii_case(b"chunked");
-                if !chunked {
-                    keep_alive = false;
-                }
+                transfer = Some(last_token(h.value).eq_ignore_ascii_case(b"chunked"));
             } else if name.eq_ignore_ascii_case(b"connection") {
                 for tok in h.value.split(|&b| b == b',') {
                     let t = tok.trim_ascii();
@@ -284,16 +358,29 @@ impl ResponseParser {
             }
         }
         self.status = status;
-        self.keep_alive = keep_alive;
+        // RFC 9112 §6.3: Transfer-Encoding overrides Content-Length, and a
+        // message with both may be an attempt at request smuggling: read
+        // as chunked, then close. A final coding other than chunked leaves
+        // the body to run to the close.
+        if let Some(chunked) = transfer {
+            if length.is_some() {
+                self.lenient |= Lenient::TransferAndLength.bit();
+            }
+            if !chunked {
+                self.lenient |= Lenient::TransferNotChunked.bit();
+            }
+            length = None;
+        }
         self.framing = if self.no_body || status == 204 || status == 304 {
             Framing::NoBody
-        } else if chunked {
+        } else if transfer == Some(true) {
             Framing::Chunked
         } else if let Some(l) = length {
             Framing::ContentLength(l)
         } else {
             Framing::UntilClose
         };
+        self.keep_alive = keep_alive && self.lenient == 0;
         self.state.0 = match self.framing {
             Framing::NoBody | Framing::ContentLength(0) => State::Done,
             Framing::ContentLength(l) => State::Length(l),
@@ -336,36 +423,62 @@ impl ResponseParser {
                     match hex(b) {
                         Some(d) => {
                             if digits >= 15 {
-                                return Err(FrameError::Protocol);
+                                return Err(self.fail(Detail::ChunkSize));
                             }
                             Chunk::Size {
                                 value: value << 4 | d as u64,
                                 digits: digits + 1,
                             }
                         }
-                        None if digits == 0 => return Err(FrameError::Protocol),
+                        None if digits == 0 => return Err(self.fail(Detail::ChunkSize)),
                         None => match b {
                             b'\r' => Chunk::SizeLf { value },
-                            b';' | b' ' | b'\t' => Chunk::Ext { value },
-                            _ => return Err(FrameError::Protocol),
+                            b';' | b' ' | b'\t' => Chunk::Ext {
+                                value,
+                                len: u32::from(digits) + 1,
+                            },
+                            _ => return Err(self.fail(Detail::ChunkSize)),
                         },
                     }
                 }
-                Chunk::Ext { value } => {
-                    i += 1;
-                    match b {
-                        b'\r' => Chunk::SizeLf { value },
-                        b'\n' => return Err(FrameError::Protocol),
-                        _ => Chunk::Ext { value },
+                Chunk::Ext { value, len } => {
+                    // Extensions are skipped, not parsed, up to a limit: an
+                    // endless line is refused, not read for ever.
+                    let rest = &input[i..];
+                    let room = (MAX_CHUNK_LINE - len) as usize;
+                    match rest
+                        .iter()
+                        .take(room + 1)
+                        .position(|&b| b == b'\r' || b == b'\n')
+                    {
+                        Some(at) if rest[at] == b'\r' => {
+                            i += at + 1;
+                            Chunk::SizeLf { value }
+                        }
+                        Some(_) => return Err(self.fail(Detail::ChunkSize)),
+                        None if rest.len() > room => {
+                            return Err(self.fail(Detail::ChunkLineTooLong))
+                        }
+                        None => {
+                            i += rest.len();
+                            Chunk::Ext {
+                                value,
+                                len: len + rest.len() as u32,
+                            }
+                        }
                     }
                 }
                 Chunk::SizeLf { value } => {
                     i += 1;
                     if b != b'\n' {
-                        return Err(FrameError::Protocol);
+                        return Err(self.fail(Detail::ChunkSize));
                     }
                     if value == 0 {
-                        Chunk::Trailer { len: 0 }
+                        Chunk::Trailer {
+                            len: 0,
+                            total: 0,
+                            count: 0,
+                        }
                     } else {
                         Chunk::Data(value)
                     }
@@ -373,39 +486,51 @@ impl ResponseParser {
                 Chunk::DataCr => {
                     i += 1;
                     if b != b'\r' {
-                        return Err(FrameError::Protocol);
+                        return Err(self.fail(Detail::ChunkEnd));
                     }
                     Chunk::DataLf
                 }
                 Chunk::DataLf => {
                     i += 1;
                     if b != b'\n' {
-                        return Err(FrameError::Protocol);
+                        return Err(self.fail(Detail::ChunkEnd));
                     }
                     Chunk::Size {
                         value: 0,
                         digits: 0,
                     }
                 }
-                Chunk::Trailer { len } => {
+                Chunk::Trailer { len, total, count } => {
                     i += 1;
+                    if total >= self.limits.head_bytes {
+                        return Err(self.fail(Detail::TrailersTooLarge));
+                    }
                     if b == b'\r' {
-                        Chunk::TrailerLf { len }
-                    } else if len as usize >= MAX_HEAD {
-                        return Err(FrameError::HeadTooLarge);
+                        Chunk::TrailerLf { len, total, count }
                     } else {
-                        Chunk::Trailer { len: len + 1 }
+                        Chunk::Trailer {
+                            len: len + 1,
+                            total: total + 1,
+                            count,
+                        }
                     }
                 }
-                Chunk::TrailerLf { len } => {
+                Chunk::TrailerLf { len, total, count } => {
                     i += 1;
                     if b != b'\n' {
-                        return Err(FrameError::Protocol);
+                        return Err(self.fail(Detail::HeaderLine));
                     }
                     if len == 0 {
                         return Ok((i, None));
                     }
-                    Chunk::Trailer { len: 0 }
+                    if count >= self.limits.fields {
+                        return Err(self.fail(Detail::TooManyTrailers));
+                    }
+                    Chunk::Trailer {
+                        len: 0,
+                        total: total + 2,
+                        count: count + 1,
+                    }
                 }
             };
         }
@@ -643,5 +768,154 @@ mod tests {
         let w = b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
         assert_eq!(p.feed(w), Ok(Progress::Done { consumed: w.len() }));
         assert_eq!(p.status, 404);
+    }
+
+    /// Feeds `wire` whole; the error's class and detail, or the response's
+    /// framing, keep-alive and lenient bits.
+    fn verdict(
+        wire: &[u8],
+        limits: ResponseLimits,
+    ) -> Result<(Framing, bool, u8), (FrameError, Detail)> {
+        let mut p = ResponseParser::default();
+        p.set_limits(limits);
+        p.reset(false, false);
+        match p.feed(wire) {
+            Err(e) => Err((e, p.detail)),
+            Ok(_) => Ok((p.framing, p.keep_alive, p.lenient)),
+        }
+    }
+
+    #[test]
+    fn a_thousand_set_cookie_fields_are_read_and_the_field_limit_holds() {
+        let mut w = b"HTTP/1.1 200 OK\r\n".to_vec();
+        for i in 0..1000 {
+            w.extend_from_slice(
+                format!("Set-Cookie: c{i:04}=0123456789012345678901234567890123\r\n").as_bytes(),
+            );
+        }
+        w.extend_from_slice(b"Content-Length: 2\r\n\r\nok");
+        assert!(w.len() > 50_000);
+        let want = ok(200, 2, true, w.len());
+        let cuts: Vec<usize> = (1..w.len()).step_by(997).collect();
+        assert_eq!(feed_split(&w, &cuts, false), want);
+        // A byte at a time: one parse when the blank line comes, not one
+        // per byte (this would take minutes if it were quadratic).
+        let every: Vec<usize> = (1..w.len()).collect();
+        assert_eq!(feed_split(&w, &every, false), want);
+        let tight = ResponseLimits {
+            fields: 500,
+            ..Default::default()
+        };
+        assert_eq!(
+            verdict(&w, tight),
+            Err((FrameError::HeadTooLarge, Detail::TooManyFields))
+        );
+        let small = ResponseLimits {
+            head_bytes: 10_000,
+            ..Default::default()
+        };
+        assert_eq!(
+            verdict(&w, small),
+            Err((FrameError::HeadTooLarge, Detail::HeadTooLarge))
+        );
+    }
+
+    #[test]
+    fn transfer_encoding_wins_over_length_and_the_connection_closes() {
+        // RFC 9112 §6.3: chunked, then close (a smuggling vector).
+        let w = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+        check_all_splits(w, false, &ok(200, 3, false, w.len()));
+        assert_eq!(
+            verdict(w, Default::default()),
+            Ok((Framing::Chunked, false, Lenient::TransferAndLength.bit()))
+        );
+        // A final coding other than chunked: the body runs to the close,
+        // whatever Content-Length says.
+        let w =
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 2\r\n\r\nabcdef";
+        assert_eq!(feed_split(w, &[], false), ok(200, 6, false, w.len()));
+        assert_eq!(
+            verdict(w, Default::default()),
+            Ok((
+                Framing::UntilClose,
+                false,
+                Lenient::TransferAndLength.bit() | Lenient::TransferNotChunked.bit()
+            ))
+        );
+    }
+
+    #[test]
+    fn bare_lf_heads_are_read_but_not_trusted() {
+        let w = b"HTTP/1.1 200 OK\nContent-Length: 2\n\nok";
+        check_all_splits(w, false, &ok(200, 2, false, w.len()));
+        assert_eq!(
+            verdict(w, Default::default()),
+            Ok((Framing::ContentLength(2), false, Lenient::BareLf.bit()))
+        );
+        let strict = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        assert_eq!(
+            verdict(strict, Default::default()),
+            Ok((Framing::ContentLength(2), true, 0))
+        );
+    }
+
+    #[test]
+    fn every_variable_length_element_has_a_limit_and_a_detail() {
+        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+        let with = |tail: &[u8]| [&chunked[..], tail].concat();
+        // An endless chunk extension.
+        let mut w = with(b"5;");
+        w.extend(std::iter::repeat_n(b'x', MAX_CHUNK_LINE as usize));
+        assert_eq!(
+            verdict(&w, Default::default()),
+            Err((FrameError::HeadTooLarge, Detail::ChunkLineTooLong))
+        );
+        // Just under the limit is fine, in any split.
+        let mut w = with(b"3;");
+        w.extend(std::iter::repeat_n(b'x', MAX_CHUNK_LINE as usize - 10));
+        w.extend_from_slice(b"\r\nabc\r\n0\r\n\r\n");
+        let cuts: Vec<usize> = (1..w.len()).step_by(97).collect();
+        assert_eq!(feed_split(&w, &cuts, false), ok(200, 3, true, w.len()));
+        // Endless trailers, by size and by count.
+        let mut w = with(b"0\r\n");
+        while w.len() < 300_000 {
+            w.extend_from_slice(b"X-Trailer: 0123456789012345678901234567890123456789\r\n");
+        }
+        let few = ResponseLimits {
+            fields: 100_000,
+            ..Default::default()
+        };
+        assert_eq!(
+            verdict(&w, few),
+            Err((FrameError::HeadTooLarge, Detail::TrailersTooLarge))
+        );
+        assert_eq!(
+            verdict(&w, Default::default()),
+            Err((FrameError::HeadTooLarge, Detail::TooManyTrailers))
+        );
+        // Syntax: each element named.
+        for (wire, detail) in [
+            (&b"SMTP ready\r\n\r\n"[..], Detail::StatusLine),
+            (b"HTTP/1.1 000 X\r\n\r\n", Detail::StatusLine),
+            (
+                b"HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+                Detail::HeaderLine,
+            ),
+            (
+                b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n",
+                Detail::ContentLength,
+            ),
+            (b"HTTP/1.1 101 Switching\r\n\r\n", Detail::Switching),
+            (&with(b"zz\r\n"), Detail::ChunkSize),
+            (&with(b"3\nabc"), Detail::ChunkSize),
+            (&with(b"3\r\nabcX"), Detail::ChunkEnd),
+        ] {
+            assert_eq!(
+                verdict(wire, Default::default()),
+                Err((FrameError::Protocol, detail)),
+                "{}",
+                String::from_utf8_lossy(wire)
+            );
+        }
     }
 }

@@ -126,6 +126,7 @@ pub fn run<S: Sink, F: Flow>(
                 socket: &plan.socket,
                 tls: tls.as_ref(),
                 request: &request,
+                limits: plan.limits,
                 head_request: plan.request.is_head(),
                 idempotent: plan.request.is_idempotent(),
                 keepalive: plan.keepalive,

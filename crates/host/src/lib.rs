@@ -260,6 +260,7 @@ mod tests {
             tls: Default::default(),
             http2: None,
             secrets: Default::default(),
+            limits: Default::default(),
         }
     }
 

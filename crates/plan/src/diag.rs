@@ -44,6 +44,10 @@ pub enum Field {
     ClientCert,
     /// The client certificate's key.
     ClientKey,
+    /// Largest response head (and trailer block) read.
+    MaxHead,
+    /// Most fields in a response head (and trailer block).
+    MaxFields,
 }
 
 impl Field {
@@ -79,6 +83,8 @@ impl Field {
             Field::CaCert => "cacert",
             Field::ClientCert => "cert",
             Field::ClientKey => "key",
+            Field::MaxHead => "max_head",
+            Field::MaxFields => "max_fields",
         }
     }
 }

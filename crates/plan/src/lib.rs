@@ -60,6 +60,9 @@ pub struct Plan {
     /// How outputs treat secrets (headers, URL userinfo, query values).
     #[serde(default)]
     pub secrets: secrets::Secrets,
+    /// How much of a response is read before it is refused.
+    #[serde(default)]
+    pub limits: ResponseLimits,
 }
 
 /// How HTTP/2 connections are used.
@@ -96,6 +99,32 @@ impl Default for TlsOptions {
             cert: None,
             key: None,
             resume: true,
+        }
+    }
+}
+
+/// What a response may hold before it is refused (`header_too_large`):
+/// generous, as real servers send hundreds of fields (1,000 `Set-Cookie`
+/// lines are read, not refused), and raised with `--max-head` and
+/// `--max-fields`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ResponseLimits {
+    /// Bytes of a response head, and of a chunked body's trailer block.
+    pub head_bytes: u32,
+    /// Fields of a response head, and of a trailer block.
+    pub fields: u32,
+}
+
+impl ResponseLimits {
+    pub const DEFAULT_HEAD_BYTES: u32 = 256 * 1024;
+    pub const DEFAULT_FIELDS: u32 = 4096;
+}
+
+impl Default for ResponseLimits {
+    fn default() -> Self {
+        ResponseLimits {
+            head_bytes: Self::DEFAULT_HEAD_BYTES,
+            fields: Self::DEFAULT_FIELDS,
         }
     }
 }
@@ -564,6 +593,7 @@ mod tests {
             tls: TlsOptions::default(),
             http2: None,
             secrets: Default::default(),
+            limits: Default::default(),
         };
         let e = PlanBuilder::new()
             .finish(Some(plan.clone()), &Short)

@@ -280,6 +280,24 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         for (o, n) in sorted {
             writeln!(w, "    {:<24} {:>10}   {}", o.name(), count(n), o.explain())?;
         }
+        // Which part of the refused responses broke a rule or a limit.
+        for (d, n) in &r.error_details {
+            writeln!(
+                w,
+                "      {:<22} {:>10}   {}",
+                d.name(),
+                count(*n),
+                d.explain()
+            )?;
+        }
+    }
+    for (l, n) in &r.lenient {
+        writeln!(
+            w,
+            "  Lenient     {} responses: {}; read, then their connections closed",
+            count(*n),
+            l.explain()
+        )?;
     }
     if !r.steps.is_empty() {
         writeln!(

@@ -7,8 +7,10 @@
 #![forbid(unsafe_code)]
 
 mod capture;
+mod framing;
 
 pub use capture::Captured;
+pub use framing::{Detail, Lenient};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -51,7 +53,8 @@ pub enum Outcome {
     IncompleteBody,
     /// The bytes were not a valid HTTP/1.x response, or broke HTTP/2's rules.
     ProtocolError,
-    /// The response head exceeded 64 KiB or 100 fields.
+    /// The response head, its trailers or a chunk-size line exceeded a
+    /// limit (see `error_details`).
     HeaderTooLarge,
     /// The client ran out of a resource (file descriptors, local ports, memory).
     ClientResource,
@@ -173,7 +176,10 @@ impl Outcome {
                 "the bytes were not valid HTTP: wrong port (TLS or another protocol), a broken \
                  framing (bad Content-Length or chunk size), or an HTTP/2 connection error"
             }
-            Outcome::HeaderTooLarge => "the response head was over 64 KiB or 100 fields",
+            Outcome::HeaderTooLarge => {
+                "the response head (or its trailers, or a chunk-size line) was over a limit: \
+                 --max-head and --max-fields raise the head's"
+            }
             Outcome::ClientResource => {
                 "the client ran out of file descriptors or local ports: raise `ulimit -n`, widen \
                  net.ipv4.ip_local_port_range, keep connections alive; run `yace doctor`"
@@ -250,6 +256,10 @@ pub struct Sample {
     pub reused: bool,
     /// The response let the connection be reused (HTTP keep-alive).
     pub keep_alive: bool,
+    /// What exactly was wrong with a refused HTTP/1.1 response.
+    pub detail: Detail,
+    /// [`Lenient`] bits: what the client overlooked in this response.
+    pub lenient: u8,
 }
 
 /// Where a worker pushes what happens. Called on the hot path: keep

@@ -111,6 +111,11 @@
 //! | `/bad/huge-header?kb=N` | a head with one N-KiB field (default 100, at most 65536), `Content-Length: 0`. |
 //! | `/bad/endless-header` | header fields without end, until the client goes away. |
 //! | `/bad/endless-chunk-ext` | a chunked body whose first chunk-size line never ends (`1;ext=aaaa…`), as fast as the client reads, until it goes away. |
+//! | `/bad/endless-trailers` | a chunked body whose trailer block never ends, until the client goes away. |
+//! | `/bad/many-cookies` | 1,000 `Set-Cookie` fields (a 60 KB head): large, and normal. |
+//! | `/bad/te-and-cl` | `Transfer-Encoding: chunked` with a wrong `Content-Length` (a smuggling vector). |
+//! | `/bad/te-identity` | `Transfer-Encoding: identity` and `Content-Length: 2`; the body runs to the close. |
+//! | `/bad/bare-lf` | a head whose lines end in a bare LF. |
 //! | `/bad/http10` | an `HTTP/1.0` status line with a 19-byte body, close. |
 //! | `/bad/idle-close?ms=N` | 200 with a 23-byte body; if the connection is then idle for N ms (default 200), the next request on it is met with a close (FIN then RST, the request unread, not counted): the stale keep-alive race, made deterministic. |
 //! | `/bad/close-every?n=N` | 200 with a 12-byte body, and every Nth such response on a connection (default 3) is followed by a close its head did not announce. |

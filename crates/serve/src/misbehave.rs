@@ -188,6 +188,46 @@ pub(crate) async fn respond(
                 c.write_now(&batch).await?;
             }
         }
+        Kind::EndlessTrailers => {
+            let h = head("200 OK", &[text, "Transfer-Encoding: chunked"], conn);
+            c.canned(route, 200, &[&h, b"2\r\nok\r\n0\r\n"]);
+            let batch = b"X-Trailer: 0123456789abcdef0123456789abcdef\r\n".repeat(1024);
+            // Until the client gives up: the write fails once it has gone.
+            loop {
+                c.write_now(&batch).await?;
+            }
+        }
+        Kind::ManyCookies => {
+            let cookies: Vec<String> = (0..1000)
+                .map(|i| format!("Set-Cookie: c{i:04}=0123456789abcdef0123456789abcdef01; Path=/"))
+                .collect();
+            let mut fields: Vec<&str> = vec![text, "Content-Length: 13"];
+            fields.extend(cookies.iter().map(String::as_str));
+            let h = head("200 OK", &fields, conn);
+            c.canned(route, 200, &[&h, b"many cookies\n"]);
+            Ok(honest)
+        }
+        Kind::TeAndCl => {
+            // The Content-Length is wrong on purpose: a client that trusts
+            // it reads the wrong bytes as the next response.
+            let fields = [text, "Content-Length: 5", "Transfer-Encoding: chunked"];
+            let h = head("200 OK", &fields, conn);
+            c.canned(route, 200, &[&h, b"c\r\nte-and-cl ok\r\n0\r\n\r\n"]);
+            Ok(honest)
+        }
+        Kind::TeIdentity => {
+            let fields = [text, "Transfer-Encoding: identity", "Content-Length: 2"];
+            let h = head("200 OK", &fields, ConnHeader::Close);
+            c.canned(route, 200, &[&h, b"the body runs to the close\n"]);
+            Ok(After::Close)
+        }
+        Kind::BareLf => {
+            let body = b"bare LF\n";
+            let h = head("200 OK", &[text, &length(body.len())], conn);
+            let lf: Vec<u8> = h.iter().copied().filter(|&b| b != b'\r').collect();
+            c.canned(route, 200, &[&lf, body]);
+            Ok(honest)
+        }
         Kind::Http10 => {
             let body = b"an HTTP/1.0 answer\n";
             let mut h = format!("HTTP/1.0 200 OK\r\n{SERVER_HEADER}\r\n{text}\r\n").into_bytes();

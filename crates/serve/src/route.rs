@@ -34,6 +34,17 @@ pub(crate) enum Kind {
     /// A chunked body whose first chunk-size line never ends (its chunk
     /// extension goes on), sent as fast as the client reads.
     EndlessChunkExt,
+    /// A chunked body whose trailer block never ends.
+    EndlessTrailers,
+    /// 1,000 `Set-Cookie` fields of about 50 bytes: a large, normal head.
+    ManyCookies,
+    /// Both `Transfer-Encoding: chunked` and a (wrong) `Content-Length`.
+    TeAndCl,
+    /// `Transfer-Encoding: identity` and a `Content-Length`: the body runs
+    /// to the close.
+    TeIdentity,
+    /// A head whose lines end in a bare LF.
+    BareLf,
     Http10,
     IdleClose,
     CloseEvery,
@@ -56,7 +67,7 @@ struct Param {
 }
 
 impl Kind {
-    pub(crate) const COUNT: usize = 26;
+    pub(crate) const COUNT: usize = 31;
     pub(crate) const ALL: [Kind; Kind::COUNT] = [
         Kind::Close,
         Kind::ResetMidBody,
@@ -78,6 +89,11 @@ impl Kind {
         Kind::HugeHeader,
         Kind::EndlessHeader,
         Kind::EndlessChunkExt,
+        Kind::EndlessTrailers,
+        Kind::ManyCookies,
+        Kind::TeAndCl,
+        Kind::TeIdentity,
+        Kind::BareLf,
         Kind::Http10,
         Kind::IdleClose,
         Kind::CloseEvery,
@@ -109,6 +125,11 @@ impl Kind {
             Kind::HugeHeader => "/bad/huge-header",
             Kind::EndlessHeader => "/bad/endless-header",
             Kind::EndlessChunkExt => "/bad/endless-chunk-ext",
+            Kind::EndlessTrailers => "/bad/endless-trailers",
+            Kind::ManyCookies => "/bad/many-cookies",
+            Kind::TeAndCl => "/bad/te-and-cl",
+            Kind::TeIdentity => "/bad/te-identity",
+            Kind::BareLf => "/bad/bare-lf",
             Kind::Http10 => "/bad/http10",
             Kind::IdleClose => "/bad/idle-close",
             Kind::CloseEvery => "/bad/close-every",

@@ -6,7 +6,7 @@
 use crate::hist::{new_coarse_hist, new_hist, record_ns};
 use crate::series::{SecondAcc, Series};
 use hdrhistogram::Histogram;
-use sample::{Outcome, Sample, Sink};
+use sample::{Detail, Lenient, Outcome, Sample, Sink};
 use std::sync::{Arc, Mutex};
 
 const SECOND: u64 = 1_000_000_000;
@@ -131,6 +131,10 @@ pub struct Totals {
     /// Responses that let their connection be reused (ab's "Keep-Alive requests").
     pub keepalive_responses: u64,
     pub body: BodyLengths,
+    /// Refused responses by the element at fault.
+    pub details: [u64; Detail::COUNT],
+    /// Responses read past a departure from the spec, by departure.
+    pub lenient: [u64; Lenient::COUNT],
 }
 
 impl Default for Totals {
@@ -154,6 +158,8 @@ impl Default for Totals {
             reused: 0,
             keepalive_responses: 0,
             body: BodyLengths::default(),
+            details: [0; Detail::COUNT],
+            lenient: [0; Lenient::COUNT],
         }
     }
 }
@@ -187,6 +193,12 @@ impl Totals {
         self.reused += o.reused;
         self.keepalive_responses += o.keepalive_responses;
         self.body.merge(&o.body, o.responses());
+        for (a, b) in self.details.iter_mut().zip(o.details) {
+            *a += b;
+        }
+        for (a, b) in self.lenient.iter_mut().zip(o.lenient) {
+            *a += b;
+        }
         if self.steps.len() < o.steps.len() {
             self.steps.resize_with(o.steps.len(), StepTotals::default);
         }
@@ -302,6 +314,14 @@ impl Sink for Recorder {
         }
         let t = &mut self.totals;
         t.outcomes[s.outcome as usize] += 1;
+        if s.detail != Detail::None {
+            t.details[s.detail as usize] += 1;
+        }
+        if s.lenient != 0 {
+            for l in Lenient::ALL {
+                t.lenient[l as usize] += u64::from(s.lenient & l.bit() != 0);
+            }
+        }
         t.bytes_in += s.bytes_in;
         t.bytes_out += s.bytes_out;
         t.reused += u64::from(s.reused);
@@ -398,6 +418,7 @@ mod tests {
             body_len: body,
             reused: false,
             keep_alive: true,
+            ..Default::default()
         }
     }
 

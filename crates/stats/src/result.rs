@@ -8,7 +8,7 @@ use crate::recorder::Totals;
 use crate::series::SecondRow;
 use crate::shortfall::{self, Shortfall};
 use plan::Plan;
-use sample::Outcome;
+use sample::{Detail, Lenient, Outcome};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -36,6 +36,14 @@ pub struct RunResult {
     pub statuses: BTreeMap<u16, u64>,
     /// Requests by outcome class; every class is present.
     pub outcomes: BTreeMap<Outcome, u64>,
+    /// HTTP/1.1 responses refused (`protocol_error`, `header_too_large`),
+    /// by the element that broke a rule or a limit; non-zero ones only.
+    #[serde(default)]
+    pub error_details: BTreeMap<Detail, u64>,
+    /// Responses read past a departure from RFC 9112 (their connection was
+    /// then closed, not reused), by departure; non-zero ones only.
+    #[serde(default)]
+    pub lenient: BTreeMap<Lenient, u64>,
     pub client: ClientLoad,
     /// The `Server` header of the first response, if any.
     pub server_software: Option<String>,
@@ -366,6 +374,14 @@ impl RunResult {
         if let Some(s) = &shortfall {
             warnings.insert(0, s.message.clone());
         }
+        let lenient: u64 = t.lenient.iter().sum();
+        if lenient > 0 {
+            warnings.push(format!(
+                "the server is out of spec: {} responses needed leniency to be read (see \
+                 `lenient`), and yace closed their connections instead of reusing them",
+                crate::fmt::count(lenient)
+            ));
+        }
         let partial = matches!(f.reason, EndReason::Interrupted | EndReason::Terminated);
         let mut r = RunResult {
             schema: SCHEMA.into(),
@@ -411,6 +427,16 @@ impl RunResult {
             },
             statuses,
             outcomes: Outcome::ALL.iter().map(|&o| (o, t.count(o))).collect(),
+            error_details: Detail::ALL
+                .iter()
+                .map(|&d| (d, t.details[d as usize]))
+                .filter(|&(_, n)| n > 0)
+                .collect(),
+            lenient: Lenient::ALL
+                .iter()
+                .map(|&l| (l, t.lenient[l as usize]))
+                .filter(|&(_, n)| n > 0)
+                .collect(),
             client: ClientLoad {
                 threads: f.threads,
                 cpu_s: f.cpu_ns as f64 / 1e9,

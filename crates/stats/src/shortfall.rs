@@ -236,6 +236,7 @@ mod tests {
             tls: Default::default(),
             http2: None,
             secrets: Default::default(),
+            limits: Default::default(),
         }
     }
 

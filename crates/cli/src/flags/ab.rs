@@ -182,6 +182,7 @@ fn ab_plan_keyed(a: &AbArgs, url: &str) -> Result<Plan, Diagnostics> {
                 },
                 streams: None,
                 secrets: a.secrets.secrets(),
+                limits: Default::default(),
             };
             let load = closed(a.concurrency, requests, duration);
             b.finish(

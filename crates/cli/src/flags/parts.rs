@@ -110,6 +110,7 @@ pub(super) struct Settings {
     pub(super) tls: TlsOptions,
     pub(super) streams: Option<Option<u64>>,
     pub(super) secrets: plan::secrets::Secrets,
+    pub(super) limits: plan::ResponseLimits,
 }
 
 /// A plan from its checked parts.
@@ -137,6 +138,7 @@ pub(super) fn assemble(
             streams: streams.map_or(1, |s| s.min(u64::from(u32::MAX)) as u32),
         }),
         secrets: s.secrets,
+        limits: s.limits,
     }
 }
 

@@ -30,6 +30,7 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         .as_deref()
         .and_then(|s| b.check(parse_duration(Field::Duration, s)));
     let timeout = b.check(parse_duration(Field::Timeout, &a.timeout));
+    let limits = response_limits(&mut b, &a.max_head, &a.max_fields);
     let connect_timeout = b.check(parse_duration(Field::ConnectTimeout, &a.connect_timeout));
     let rate = a
         .rate
@@ -79,11 +80,43 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         tls: a.tls.options(),
         streams: a.http2.then_some(streams),
         secrets: a.secrets.secrets(),
+        limits,
     };
     b.finish(
         Some(assemble(target, request, load, requests, settings)),
         &RunFlags,
     )
+}
+
+/// `--max-head` and `--max-fields`: at least what any sane head needs,
+/// at most what fits the parser's counters.
+fn response_limits(b: &mut PlanBuilder, head: &str, fields: &str) -> plan::ResponseLimits {
+    let mut limits = plan::ResponseLimits::default();
+    let mut one = |f: Field, s: &str, min: u64, hint: &'static str| {
+        let v = b.check(parse_count(f, s))?;
+        if !(min..=u64::from(u32::MAX / 2)).contains(&v) {
+            b.error(f, format!("'{s}' is out of range"), Some(hint));
+            return None;
+        }
+        Some(v as u32)
+    };
+    if let Some(v) = one(
+        Field::MaxHead,
+        head,
+        1024,
+        "from 1k to 1G, e.g. --max-head 1M",
+    ) {
+        limits.head_bytes = v;
+    }
+    if let Some(v) = one(
+        Field::MaxFields,
+        fields,
+        16,
+        "from 16, e.g. --max-fields 10000",
+    ) {
+        limits.fields = v;
+    }
+    limits
 }
 
 /// A count flag: a whole number, where a negative one is called out as

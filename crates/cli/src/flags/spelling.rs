@@ -39,6 +39,8 @@ impl Spelling for RunFlags {
             Field::CaCert => "--cacert",
             Field::ClientCert => "--cert",
             Field::ClientKey => "--key",
+            Field::MaxHead => "--max-head",
+            Field::MaxFields => "--max-fields",
         }
     }
 

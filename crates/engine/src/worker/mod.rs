@@ -64,6 +64,8 @@ pub(crate) struct WorkerConfig<'a> {
     /// HTTPS: the shared client configuration.
     pub tls: Option<&'a TlsSetup>,
     pub request: &'a [u8],
+    /// What a response may hold before it is refused.
+    pub limits: plan::ResponseLimits,
     pub head_request: bool,
     pub idempotent: bool,
     pub keepalive: bool,
@@ -299,7 +301,13 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             sink,
             flow,
             users,
-            conns: (0..n).map(|_| Conn::new()).collect(),
+            conns: (0..n)
+                .map(|_| {
+                    let mut c = Conn::new();
+                    c.parser.set_limits(cfg.limits);
+                    c
+                })
+                .collect(),
             feed,
             inflight: 0,
             next_j: 0,
@@ -477,6 +485,8 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             body_len: c.parser.body_len,
             reused: c.uses > 1 || (c.uses == 1 && outcome != Outcome::Response),
             keep_alive: outcome == Outcome::Response && c.parser.keep_alive,
+            detail: c.parser.detail,
+            lenient: c.parser.lenient,
         };
         c.st = if c.fd >= 0 { St::Idle } else { St::Closed };
         self.sink.record(&s);

@@ -70,6 +70,7 @@ pub fn plan(server: &serve::Server, path: &str, load: Load, stop: Stop) -> Plan 
         tls: Default::default(),
         http2: None,
         secrets: Default::default(),
+        limits: Default::default(),
     }
 }
 

@@ -26,6 +26,7 @@ fn job(seconds: u64) -> Job {
         tls: Default::default(),
         http2: None,
         secrets: Default::default(),
+        limits: Default::default(),
     };
     Job {
         plan,

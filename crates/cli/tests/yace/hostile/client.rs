@@ -26,6 +26,7 @@ fn too_few_file_descriptors_are_client_resource_and_invalidate_the_run() {
     let json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let r = Run {
         json,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         wall,
         what: "fd limit".into(),
     };

@@ -152,11 +152,13 @@ fn http10_response_is_a_response_and_not_reused() {
 #[test]
 fn huge_header_is_header_too_large_and_a_big_one_is_not() {
     let s = server();
-    let r = run(&url(&s, "/bad/huge-header?kb=100"), N20);
+    // Over the default limit (256 KiB): refused, the detail says why.
+    let r = run(&url(&s, "/bad/huge-header?kb=300"), N20);
     r.expect(&[("header_too_large", 20)]);
+    assert_eq!(r.u("error_details.head_too_large"), 20);
     r.counted_once(&s);
     s.reset_stats();
-    let r = run(&url(&s, "/bad/huge-header?kb=32"), N20);
+    let r = run(&url(&s, "/bad/huge-header?kb=100"), N20);
     r.expect(&[("response", 20)]);
     assert_eq!(r.u("summary.connections_opened"), 2, "kept alive");
     r.counted_once(&s);
@@ -175,36 +177,4 @@ fn endless_header_is_header_too_large_and_the_run_ends() {
     assert!(errors > 0);
     assert_eq!(r.u("summary.errors"), errors);
     assert_eq!(r.u("summary.responses"), 0);
-}
-
-#[test]
-fn a_message_that_never_ends_cannot_keep_the_run_going() {
-    // A chunk-size line without end, sent as fast as yace reads: the read
-    // loop yields to the worker's clock (its read budget), so --timeout
-    // fails the request and -d ends the run on time, over HTTP/1.1 and
-    // HTTPS alike. (Before the budget, one such stream kept a worker
-    // reading until the server stopped.)
-    let s = server();
-    let r = run(
-        &url(&s, "/bad/endless-chunk-ext"),
-        &["-d", "2s", "-c", "2", "--timeout", "500ms"],
-    );
-    r.ended_within(Duration::from_millis(3500));
-    assert_eq!(r.json["end"]["reason"], "duration");
-    assert!(r.u("outcomes.timeout") >= 2, "{:?}", r.outcomes());
-    assert_eq!(r.u("summary.responses"), 0);
-    let id = serve::TlsIdentity::self_signed().unwrap();
-    let tls = serve::Server::start(serve::Config {
-        threads: 1,
-        tls: Some(id),
-        ..Default::default()
-    })
-    .unwrap();
-    let r = run(
-        &url(&tls, "/bad/endless-chunk-ext"),
-        &["-d", "2s", "-c", "2", "--timeout", "500ms", "--insecure"],
-    );
-    r.ended_within(Duration::from_millis(3500));
-    assert_eq!(r.json["end"]["reason"], "duration");
-    assert!(r.u("outcomes.timeout") >= 2, "{:?}", r.outcomes());
 }

@@ -15,6 +15,7 @@ pub use crate::support::settled;
 mod client;
 mod connection;
 mod framing;
+mod limits;
 mod split;
 
 use serde_json::Value;
@@ -101,6 +102,8 @@ pub fn output_within(mut cmd: Command, what: &str) -> (Output, Duration) {
 #[derive(Debug)]
 pub struct Run {
     pub json: Value,
+    /// The summary yace printed.
+    pub stdout: String,
     pub wall: Duration,
     pub what: String,
 }
@@ -180,5 +183,10 @@ pub fn run(url: &str, args: &[&str]) -> Run {
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{what}: no JSON result ({e}); stderr: {stderr}"));
     let json = serde_json::from_str(&text).expect("valid JSON");
-    Run { json, wall, what }
+    Run {
+        json,
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        wall,
+        what,
+    }
 }

@@ -1,0 +1,131 @@
+//! Every variable-length element of a response has a limit, with its own
+//! detail in the result; a body with no end cannot hold the run past its
+//! clock; and what yace reads leniently it says, and does not trust the
+//! connection after.
+
+use crate::hostile::{run, server, url};
+use std::time::Duration;
+
+const N20: &[&str] = &["-n", "20", "-c", "2", "--timeout", "5s"];
+
+fn tls_server() -> serve::Server {
+    serve::Server::start(serve::Config {
+        threads: 1,
+        tls: Some(serve::TlsIdentity::self_signed().unwrap()),
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn endless_chunk_lines_and_trailers_are_refused_at_their_limit_not_the_timeout() {
+    // Before the limits, both were read until --timeout; now each fails as
+    // soon as its element passes its limit, and says which element.
+    let s = server();
+    let tls = tls_server();
+    for (base, extra) in [(&s, None), (&tls, Some("--insecure"))] {
+        for (path, detail) in [
+            ("/bad/endless-chunk-ext", "chunk_line_too_long"),
+            ("/bad/endless-trailers", "too_many_trailers"),
+        ] {
+            let mut args = N20.to_vec();
+            args.extend(extra);
+            let r = run(&url(base, path), &args);
+            r.expect(&[("header_too_large", 20)]);
+            assert_eq!(r.u(&format!("error_details.{detail}")), 20, "{path}");
+            r.ended_within(Duration::from_secs(4));
+            let text = &r.stdout;
+            assert!(text.contains(detail), "{text}");
+        }
+    }
+}
+
+#[test]
+fn a_body_without_end_cannot_keep_the_run_going() {
+    // A 1 GiB body sent as fast as yace reads: the read loop yields to the
+    // worker's clock (its read budget), so --timeout fails each request
+    // and -d ends the run on time, over HTTP/1.1 and HTTPS alike.
+    let s = server();
+    let tls = tls_server();
+    for (base, extra) in [(&s, None), (&tls, Some("--insecure"))] {
+        let mut args = vec!["-d", "2s", "-c", "2", "--timeout", "500ms"];
+        args.extend(extra);
+        let r = run(&url(base, "/bytes/1073741824"), &args);
+        r.ended_within(Duration::from_millis(3500));
+        assert_eq!(r.json["end"]["reason"], "duration");
+        assert!(r.u("outcomes.timeout") >= 2, "{:?}", r.outcomes());
+        assert_eq!(r.u("summary.responses"), 0);
+    }
+}
+
+#[test]
+fn a_thousand_set_cookie_fields_are_a_response() {
+    let s = server();
+    let r = run(&url(&s, "/bad/many-cookies"), N20);
+    r.expect(&[("response", 20)]);
+    assert_eq!(r.u("summary.connections_opened"), 2, "kept alive");
+    assert!(r.u("summary.bytes_in") > 20 * 50_000);
+    r.counted_once(&s);
+    // A limit below that head refuses it, and names the limit.
+    let mut args = N20.to_vec();
+    args.extend(["--max-fields", "500"]);
+    let r = run(&url(&s, "/bad/many-cookies"), &args);
+    r.expect(&[("header_too_large", 20)]);
+    assert_eq!(r.u("error_details.too_many_fields"), 20);
+    let mut args = N20.to_vec();
+    args.extend(["--max-head", "32k"]);
+    let r = run(&url(&s, "/bad/many-cookies"), &args);
+    r.expect(&[("header_too_large", 20)]);
+    assert_eq!(r.u("error_details.head_too_large"), 20);
+}
+
+#[test]
+fn ambiguous_framing_is_read_strictly_and_the_connection_not_reused() {
+    let s = server();
+    for (path, lenient, body) in [
+        // Chunked wins over the (wrong) Content-Length; then close.
+        ("/bad/te-and-cl", "transfer_and_length", 12),
+        // A final coding that is not chunked: read to the close.
+        ("/bad/te-identity", "transfer_not_chunked", 27),
+        ("/bad/bare-lf", "bare_lf", 8),
+    ] {
+        s.reset_stats();
+        let r = run(&url(&s, path), N20);
+        r.expect(&[("response", 20)]);
+        assert_eq!(r.u("summary.body_length.first"), body, "{path}");
+        assert_eq!(r.u(&format!("lenient.{lenient}")), 20, "{path}");
+        assert_eq!(r.u("summary.connections_opened"), 20, "{path}: not reused");
+        assert_eq!(r.u("summary.retries"), 0, "{path}");
+        let warned = r.json["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("out of spec"));
+        assert!(warned, "{path}: {}", r.json["warnings"]);
+        let text = &r.stdout;
+        assert!(text.contains("Lenient"), "{text}");
+        r.counted_once(&s);
+    }
+}
+
+#[test]
+fn bad_limits_are_flag_errors() {
+    let s = server();
+    let out = crate::hostile::yace()
+        .args([
+            "run",
+            &s.url(),
+            "-n",
+            "1",
+            "--max-head",
+            "12",
+            "--max-fields",
+            "x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--max-head: '12' is out of range"), "{err}");
+    assert!(err.contains("--max-fields: 'x'"), "{err}");
+}
