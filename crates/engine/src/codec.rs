@@ -312,10 +312,10 @@ impl ResponseParser {
         // httparse reads a bare LF as a line end: more LFs than CRs in the
         // head means some line ended without its CR. Counted, and the
         // connection is not reused after it.
-        let head = &buf[..len];
-        let lfs = head.iter().filter(|&&b| b == b'\n').count();
-        let crs = head.iter().filter(|&&b| b == b'\r').count();
-        if lfs > crs {
+        let lf_minus_cr = buf[..len].iter().fold(0i32, |n, &b| {
+            n + i32::from(b == b'\n') - i32::from(b == b'\r')
+        });
+        if lf_minus_cr > 0 {
             self.lenient |= Lenient::BareLf.bit();
         }
         if (100..200).contains(&status) {
