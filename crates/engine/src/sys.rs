@@ -233,6 +233,21 @@ pub fn read(fd: RawFd, buf: &mut [u8]) -> Result<usize, i32> {
     }
 }
 
+/// Whether the socket holds bytes to read, without reading them.
+pub fn has_data(fd: RawFd) -> bool {
+    let mut b = 0u8;
+    // SAFETY: one valid byte of buffer; MSG_PEEK leaves the data queued.
+    let r = unsafe {
+        libc::recv(
+            fd,
+            &mut b as *mut u8 as *mut libc::c_void,
+            1,
+            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+        )
+    };
+    r > 0
+}
+
 #[inline]
 pub fn errno() -> i32 {
     io::Error::last_os_error().raw_os_error().unwrap_or(0)

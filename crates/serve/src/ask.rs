@@ -136,6 +136,12 @@ impl Target {
     pub(crate) fn wants_body(&self) -> bool {
         matches!(self, Target::Echo)
     }
+
+    /// Answered as soon as the head is read, the body left unread (a
+    /// server refusing an upload early).
+    pub(crate) fn answers_before_body(&self) -> bool {
+        matches!(self, Target::Bad(b) if b.kind == crate::route::Kind::Early413)
+    }
 }
 
 /// Proxies and some clients send the absolute form (`http://host/path`).

@@ -152,6 +152,17 @@ impl Conn {
         Ok(n > 0)
     }
 
+    /// Reads the request body, except for a route that answers before it.
+    pub(crate) async fn read_body_unless_early(
+        &mut self,
+        head: &Head,
+    ) -> Result<Option<Vec<u8>>, BodyError> {
+        if head.target.answers_before_body() {
+            return Ok(None);
+        }
+        self.read_body(head).await
+    }
+
     /// Reads the request body; it is kept only when the route uses it.
     pub(crate) async fn read_body(&mut self, head: &Head) -> Result<Option<Vec<u8>>, BodyError> {
         let keep = head.target.wants_body();

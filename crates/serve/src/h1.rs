@@ -110,7 +110,7 @@ impl Conn {
                     return Ok(After::Close);
                 }
             };
-            let body = match self.read_body(&head).await {
+            let body = match self.read_body_unless_early(&head).await {
                 Ok(body) => body,
                 Err(BodyError::Bad) => {
                     self.error(head.target.route(), 400, "malformed chunked body\n");

@@ -116,6 +116,7 @@
 //! | `/bad/te-and-cl` | `Transfer-Encoding: chunked` with a wrong `Content-Length` (a smuggling vector). |
 //! | `/bad/te-identity` | `Transfer-Encoding: identity` and `Content-Length: 2`; the body runs to the close. |
 //! | `/bad/bare-lf` | a head whose lines end in a bare LF. |
+//! | `/bad/early-413` | 413 as soon as the head is read, the request body unread, then a reset: the client's write fails with the answer waiting. |
 //! | `/bad/http10` | an `HTTP/1.0` status line with a 19-byte body, close. |
 //! | `/bad/idle-close?ms=N` | 200 with a 23-byte body; if the connection is then idle for N ms (default 200), the next request on it is met with a close (FIN then RST, the request unread, not counted): the stale keep-alive race, made deterministic. |
 //! | `/bad/close-every?n=N` | 200 with a 12-byte body, and every Nth such response on a connection (default 3) is followed by a close its head did not announce. |

@@ -228,6 +228,16 @@ pub(crate) async fn respond(
             c.canned(route, 200, &[&lf, body]);
             Ok(honest)
         }
+        Kind::Early413 => {
+            let body = b"request body too large\n";
+            let h = head(
+                "413 Content Too Large",
+                &[text, &length(body.len())],
+                ConnHeader::Close,
+            );
+            c.canned(route, 413, &[&h, body]);
+            Ok(After::Reset)
+        }
         Kind::Http10 => {
             let body = b"an HTTP/1.0 answer\n";
             let mut h = format!("HTTP/1.0 200 OK\r\n{SERVER_HEADER}\r\n{text}\r\n").into_bytes();

@@ -45,6 +45,9 @@ pub(crate) enum Kind {
     TeIdentity,
     /// A head whose lines end in a bare LF.
     BareLf,
+    /// 413 as soon as the request head is read, the body unread, then a
+    /// reset at once: the client's write fails with the answer waiting.
+    Early413,
     Http10,
     IdleClose,
     CloseEvery,
@@ -67,7 +70,7 @@ struct Param {
 }
 
 impl Kind {
-    pub(crate) const COUNT: usize = 31;
+    pub(crate) const COUNT: usize = 32;
     pub(crate) const ALL: [Kind; Kind::COUNT] = [
         Kind::Close,
         Kind::ResetMidBody,
@@ -94,6 +97,7 @@ impl Kind {
         Kind::TeAndCl,
         Kind::TeIdentity,
         Kind::BareLf,
+        Kind::Early413,
         Kind::Http10,
         Kind::IdleClose,
         Kind::CloseEvery,
@@ -130,6 +134,7 @@ impl Kind {
             Kind::TeAndCl => "/bad/te-and-cl",
             Kind::TeIdentity => "/bad/te-identity",
             Kind::BareLf => "/bad/bare-lf",
+            Kind::Early413 => "/bad/early-413",
             Kind::Http10 => "/bad/http10",
             Kind::IdleClose => "/bad/idle-close",
             Kind::CloseEvery => "/bad/close-every",

@@ -105,7 +105,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                     c.st = St::Writing;
                     self.quiet_out(idx, true);
                 }
-                Err(_) => self.failed_before_response(idx, Outcome::Reset),
+                Err(_) => self.write_failed(idx),
             }
             return;
         }
@@ -125,11 +125,29 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 }
                 Err(libc::EINTR) => {}
                 Err(_) => {
-                    self.failed_before_response(idx, Outcome::Reset);
+                    self.write_failed(idx);
                     return;
                 }
             }
         }
+    }
+
+    /// The request could not be written: the server reset or closed. It
+    /// may have answered first and closed — 413 for a large upload, 401
+    /// before the body, 503 from a front end — and then that answer is the
+    /// result, not `reset`: what the socket still holds is read to its end
+    /// (the connection is not reused). Only with no answer is it a
+    /// connection failure.
+    fn write_failed(&mut self, idx: usize) {
+        let c = &mut self.conns[idx];
+        if c.parser.is_fresh() && !sys::has_data(c.fd) {
+            // Nothing answered: the write's failure is the outcome.
+            self.failed_before_response(idx, Outcome::Reset);
+            return;
+        }
+        c.peer_closed = true;
+        c.st = St::Writing;
+        self.readable(idx);
     }
 
     /// Keep-alive connections watch for room to write only while a write is
@@ -328,14 +346,18 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 }
             }
             St::Writing => {
-                if flags & sys::OUT != 0 {
-                    self.quiet_out(idx, false);
-                    self.write(idx, self.now());
-                }
+                // An answer that came while the request was still being
+                // written (a server refusing an upload early) is read
+                // first: the write may be about to fail on its close.
                 let c = &mut self.conns[idx];
                 c.peer_closed |= flags & sys::CLOSED != 0;
-                if flags & (sys::IN | sys::ERR) != 0 && c.gen == gen && c.busy() {
+                if flags & (sys::IN | sys::ERR) != 0 {
                     self.readable(idx);
+                }
+                let c = &self.conns[idx];
+                if flags & sys::OUT != 0 && c.gen == gen && c.st == St::Writing && c.fd >= 0 {
+                    self.quiet_out(idx, false);
+                    self.write(idx, self.now());
                 }
             }
             St::Reading => {

@@ -129,3 +129,22 @@ fn bad_limits_are_flag_errors() {
     assert!(err.contains("--max-head: '12' is out of range"), "{err}");
     assert!(err.contains("--max-fields: 'x'"), "{err}");
 }
+
+#[test]
+fn an_early_answer_is_the_result_when_the_upload_fails() {
+    // The server answers 413 as soon as it has the head, leaves the 8 MB
+    // body unread and resets: yace's write fails with the answer waiting
+    // in its socket. The answer is the result, not `reset`.
+    let s = server();
+    let tls = tls_server();
+    let body = crate::hostile::write_temp("upload-8mb.bin", &vec![b'x'; 8 << 20]);
+    for (base, extra) in [(&s, None), (&tls, Some("--insecure"))] {
+        let mut args = vec!["-n", "20", "-c", "2", "-m", "POST", "--body-file", &body];
+        args.extend(extra);
+        let r = run(&url(base, "/bad/early-413"), &args);
+        r.expect(&[("response", 20)]);
+        assert_eq!(r.json["statuses"]["413"], 20);
+        assert_eq!(r.u("summary.connections_opened"), 20, "never reused");
+        r.counted_once(base);
+    }
+}

@@ -55,6 +55,13 @@ fn temp_path(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// Writes `bytes` to a file of this test process's; returns its path.
+pub fn write_temp(name: &str, bytes: &[u8]) -> String {
+    let path = temp_path(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
 /// Waits for `cmd` like `Command::output`, but kills it and fails the test
 /// if it runs past `HANG`. Returns the output and the wall time.
 pub fn output_within(mut cmd: Command, what: &str) -> (Output, Duration) {
