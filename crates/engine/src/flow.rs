@@ -50,6 +50,8 @@ pub struct Fixed {
     rng: u64,
     /// The plan's request, when users keep cookies.
     cookies: Option<std::sync::Arc<[u8]>>,
+    /// Cookies this worker's users' jars could not keep.
+    cookies_dropped: u64,
 }
 
 impl Fixed {
@@ -58,6 +60,7 @@ impl Fixed {
             think,
             rng: seed | 1,
             cookies: None,
+            cookies_dropped: 0,
         }
     }
 
@@ -65,6 +68,12 @@ impl Fixed {
     pub fn with_cookies(mut self, request: Vec<u8>) -> Self {
         self.cookies = Some(request.into());
         self
+    }
+
+    /// Cookies this worker's users' jars could not keep (full, or a
+    /// cookie too large).
+    pub fn cookies_dropped(&self) -> u64 {
+        self.cookies_dropped
     }
 
     fn uniform(&mut self) -> f64 {
@@ -81,26 +90,7 @@ impl Fixed {
 pub struct FixedUser {
     sent: bool,
     thought: bool,
-    jar: Vec<(String, String)>,
-}
-
-impl FixedUser {
-    /// Applies a `Set-Cookie` value: sets, replaces, or (Max-Age=0) deletes.
-    fn set_cookie(&mut self, v: &str) {
-        let mut parts = v.split(';');
-        let Some((name, value)) = parts.next().and_then(|p| p.split_once('=')) else {
-            return;
-        };
-        let (name, value) = (name.trim(), value.trim());
-        if name.is_empty() {
-            return;
-        }
-        let delete = parts.any(|a| a.trim().eq_ignore_ascii_case("max-age=0"));
-        self.jar.retain(|(n, _)| n != name);
-        if !delete {
-            self.jar.push((name.to_owned(), value.to_owned()));
-        }
-    }
+    jar: sample::Jar,
 }
 
 impl Flow for Fixed {
@@ -126,14 +116,7 @@ impl Flow for Fixed {
             out.extend_from_slice(&req[..head_end]);
             if !u.jar.is_empty() {
                 out.extend_from_slice(b"Cookie: ");
-                for (i, (n, v)) in u.jar.iter().enumerate() {
-                    if i > 0 {
-                        out.extend_from_slice(b"; ");
-                    }
-                    out.extend_from_slice(n.as_bytes());
-                    out.push(b'=');
-                    out.extend_from_slice(v.as_bytes());
-                }
+                u.jar.write(out);
                 out.extend_from_slice(b"\r\n");
             }
             out.extend_from_slice(&req[head_end..]);
@@ -159,8 +142,9 @@ impl Flow for Fixed {
         let (Some(_), Some(r)) = (&self.cookies, response) else {
             return;
         };
+        let now = r.header("date").and_then(sample::parse_http_date);
         for v in r.all("set-cookie") {
-            u.set_cookie(v);
+            self.cookies_dropped += u.jar.set(v, now);
         }
     }
 }

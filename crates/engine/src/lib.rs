@@ -14,7 +14,7 @@ mod worker;
 pub use flow::{Fixed, FixedUser, Flow, Next};
 // The vocabulary shared with stats and reports lives in its own small
 // crate, so they need not link the engine (rustls, epoll) to speak it.
-pub use sample::{Captured, Outcome, Sample, Sink};
+pub use sample::{Captured, Outcome, Sample, Sink, MAX_COOKIES, MAX_COOKIE_BYTES};
 pub use worker::WorkerReport;
 
 use plan::{Late, Load, Plan, Scheme, Timeline, WorkerSchedule};

@@ -56,16 +56,17 @@ impl Flow for ScenarioFlow {
     }
 }
 
-/// The workers' check counts, merged, named by step.
-pub(crate) fn checks(flows: Vec<ScenarioFlow>, names: &[String]) -> Vec<stats::CheckResult> {
+/// The workers' check counts, merged, named by step, and the cookies their
+/// users' jars could not keep.
+pub(crate) fn checks(flows: Vec<ScenarioFlow>, names: &[String]) -> (Vec<stats::CheckResult>, u64) {
     let mut flows = flows.into_iter();
     let Some(mut first) = flows.next() else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     for f in flows {
         first.runner.merge(&f.runner);
     }
-    first
+    let checks = first
         .runner
         .counters()
         .into_iter()
@@ -75,5 +76,6 @@ pub(crate) fn checks(flows: Vec<ScenarioFlow>, names: &[String]) -> Vec<stats::C
             passed: c.passed,
             failed: c.failed,
         })
-        .collect()
+        .collect();
+    (checks, first.runner.cookies_dropped())
 }

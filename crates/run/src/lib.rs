@@ -273,6 +273,21 @@ impl<X> Finished<X> {
     }
 }
 
+/// Records the cookies the users' jars could not keep, and says so.
+fn cookies_dropped(result: &mut RunResult, dropped: u64) {
+    result.cookies_dropped = dropped;
+    if dropped > 0 {
+        result.warnings.push(format!(
+            "{} cookies were not kept: a user's jar holds {} (the oldest goes first) of at \
+             most {} bytes each, as a browser does for one site; later requests went without \
+             them",
+            stats::fmt::count(dropped),
+            engine::MAX_COOKIES,
+            engine::MAX_COOKIE_BYTES
+        ));
+    }
+}
+
 /// The flow of a plain run: the plan's request, with the plan's think time.
 fn fixed_flow(plan: &Plan) -> impl FnMut(usize) -> engine::Fixed + use<> {
     // Virtual users keep cookie jars (sessions work); the closed model keeps
@@ -303,13 +318,18 @@ impl Prepared {
         let mut done = match &self.script {
             Script::Request => {
                 let flow = fixed_flow(&self.plan);
-                self.drive(&[], extra, flow, observe, stop)?.0
+                let (mut done, flows) = self.drive(&[], extra, flow, observe, stop)?;
+                let dropped = flows.iter().map(engine::Fixed::cookies_dropped).sum();
+                cookies_dropped(&mut done.result, dropped);
+                done
             }
             Script::Scenario(sc) => {
                 let names: Vec<String> = sc.steps().iter().map(|s| s.name.clone()).collect();
                 let flow = |_| ScenarioFlow::new(sc.runner());
                 let (mut done, flows) = self.drive(&names, extra, flow, observe, stop)?;
-                done.result.checks = flow::checks(flows, &names);
+                let (checks, cookies_dropped) = flow::checks(flows, &names);
+                done.result.checks = checks;
+                self::cookies_dropped(&mut done.result, cookies_dropped);
                 done
             }
         };

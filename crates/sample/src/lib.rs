@@ -7,9 +7,11 @@
 #![forbid(unsafe_code)]
 
 mod capture;
+mod cookie;
 mod framing;
 
 pub use capture::Captured;
+pub use cookie::{parse_http_date, Jar, MAX_COOKIES, MAX_COOKIE_BYTES};
 pub use framing::{Detail, Lenient};
 
 use schemars::JsonSchema;

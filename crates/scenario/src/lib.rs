@@ -12,7 +12,6 @@
 #![forbid(unsafe_code)]
 
 mod build;
-mod cookie;
 mod data;
 mod diag;
 mod ident;

@@ -2,7 +2,6 @@
 //! position into the next request's bytes and digests the responses. Pure:
 //! the engine owns sockets and clocks, and says when a response arrived.
 
-use crate::cookie::{parse_http_date, Jar};
 use crate::data::DataMode;
 use crate::jsonpath::{json_equal, value_text};
 use crate::program::{Body, CheckKind, ExtractFrom, HeaderTest, Program, Slot};
@@ -10,6 +9,7 @@ use crate::rng::Rng;
 use crate::template::Scope;
 use crate::think;
 use sample::Captured;
+use sample::{parse_http_date, Jar};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -60,6 +60,8 @@ pub struct Runner {
     prog: Arc<Program>,
     /// [passed, failed] per counter.
     counts: Vec<[u64; 2]>,
+    /// Cookies the users' jars could not keep (full, or too large).
+    cookies_dropped: u64,
     scratch: Vec<u8>,
 }
 
@@ -110,6 +112,7 @@ impl Runner {
     pub(crate) fn new(prog: Arc<Program>) -> Runner {
         Runner {
             counts: vec![[0, 0]; prog.counters.len()],
+            cookies_dropped: 0,
             prog,
             scratch: Vec::new(),
         }
@@ -317,7 +320,7 @@ impl Runner {
         if let (true, Some(r)) = (self.prog.cookies, &resp) {
             let now = r.header("date").and_then(parse_http_date);
             for v in r.all("set-cookie") {
-                user.jar.set(v, now);
+                self.cookies_dropped += user.jar.set(v, now);
             }
         }
         let body: &[u8] = match (&resp, st.capture) {
@@ -346,7 +349,9 @@ impl Runner {
                         user.jar.get(name).map(str::to_owned)
                     } else {
                         let mut jar = Jar::default();
-                        r.all("set-cookie").for_each(|v| jar.set(v, None));
+                        r.all("set-cookie").for_each(|v| {
+                            jar.set(v, None);
+                        });
                         jar.get(name).map(str::to_owned)
                     }
                 }
@@ -420,6 +425,13 @@ impl Runner {
             a[0] += b[0];
             a[1] += b[1];
         }
+        self.cookies_dropped += other.cookies_dropped;
+    }
+
+    /// Cookies the users' jars could not keep: over 180 in a jar (the
+    /// oldest went) or over 4 KiB.
+    pub fn cookies_dropped(&self) -> u64 {
+        self.cookies_dropped
     }
 }
 

@@ -60,6 +60,10 @@ pub struct RunResult {
     /// Scenario runs: check and extraction counts.
     #[serde(default)]
     pub checks: Vec<CheckResult>,
+    /// Scenario runs: cookies the users' jars could not keep (over 180 per
+    /// user, the oldest going first, or over 4 KiB).
+    #[serde(default)]
+    pub cookies_dropped: u64,
     /// Thresholds and how they fared; any failure sets exit code 3.
     #[serde(default)]
     pub thresholds: Vec<ThresholdResult>,
@@ -487,6 +491,7 @@ impl RunResult {
                 })
                 .collect(),
             checks: f.checks,
+            cookies_dropped: 0,
             thresholds: Vec::new(),
             warnings,
             shortfall,

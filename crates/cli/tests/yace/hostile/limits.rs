@@ -148,3 +148,23 @@ fn an_early_answer_is_the_result_when_the_upload_fails() {
         r.counted_once(base);
     }
 }
+
+#[test]
+fn a_full_cookie_jar_keeps_what_a_browser_keeps_and_says_what_it_dropped() {
+    // 1,000 Set-Cookie fields per response: each user's jar keeps 180, as
+    // a browser does for one site, and the result counts the rest.
+    let s = server();
+    let r = run(
+        &url(&s, "/bad/many-cookies"),
+        &["-u", "2", "--pacing", "200ms", "-d", "1s"],
+    );
+    assert_eq!(r.u("summary.errors"), 0, "{:?}", r.outcomes());
+    let responses = r.u("summary.responses");
+    assert!(responses >= 4, "{responses}");
+    assert!(
+        r.u("cookies_dropped") >= 2 * (1000 - 180),
+        "{}",
+        r.json["cookies_dropped"]
+    );
+    assert!(r.stdout.contains("cookies were not kept"), "{}", r.stdout);
+}

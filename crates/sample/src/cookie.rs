@@ -1,28 +1,38 @@
-//! Each user's cookie jar. One run has one target, so Domain and Path are
+//! A user's cookie jar, the one every flow keeps (plain virtual users and
+//! scenario journeys alike). One run has one target, so Domain and Path are
 //! not matched: every cookie the target set is sent back on every later
 //! request. Max-Age ≤ 0, or an Expires not after the response's Date,
 //! deletes a cookie; otherwise cookies live as long as the user (the jar
-//! reads no clock).
+//! reads no clock). The jar holds what browsers hold for one domain, and
+//! counts what it could not keep.
 
-/// Cookies a jar keeps at most; the oldest goes first.
-const MAX_COOKIES: usize = 64;
+/// Cookies a jar keeps at most, as browsers do per domain (Chrome's 180);
+/// the oldest goes first.
+pub const MAX_COOKIES: usize = 180;
+/// Largest cookie kept, name and value (RFC 6265 §6.1's 4,096 bytes).
+pub const MAX_COOKIE_BYTES: usize = 4096;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Jar {
+pub struct Jar {
     cookies: Vec<(String, String)>,
 }
 
 impl Jar {
     /// Applies one `Set-Cookie` value; `now` is the response's `Date` in
-    /// Unix seconds, when it had one.
-    pub(crate) fn set(&mut self, header: &str, now: Option<i64>) {
+    /// Unix seconds, when it had one. Returns how many cookies it could
+    /// not keep: the cookie itself when it is too large, or the oldest one
+    /// it pushed out of a full jar.
+    pub fn set(&mut self, header: &str, now: Option<i64>) -> u64 {
         let mut parts = header.split(';');
         let Some((name, value)) = parts.next().and_then(|p| p.split_once('=')) else {
-            return;
+            return 0;
         };
         let (name, value) = (name.trim(), value.trim());
         if name.is_empty() {
-            return;
+            return 0;
+        }
+        if name.len() + value.len() > MAX_COOKIE_BYTES {
+            return 1;
         }
         let mut max_age: Option<i64> = None;
         let mut expires: Option<i64> = None;
@@ -49,31 +59,37 @@ impl Jar {
         match (at, expired) {
             (Some(i), true) => {
                 self.cookies.remove(i);
+                0
             }
-            (Some(i), false) => self.cookies[i].1 = value.to_owned(),
-            (None, true) => {}
+            (Some(i), false) => {
+                self.cookies[i].1 = value.to_owned();
+                0
+            }
+            (None, true) => 0,
             (None, false) => {
-                if self.cookies.len() == MAX_COOKIES {
+                let full = self.cookies.len() == MAX_COOKIES;
+                if full {
                     self.cookies.remove(0);
                 }
                 self.cookies.push((name.to_owned(), value.to_owned()));
+                u64::from(full)
             }
         }
     }
 
-    pub(crate) fn get(&self, name: &str) -> Option<&str> {
+    pub fn get(&self, name: &str) -> Option<&str> {
         self.cookies
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.cookies.is_empty()
     }
 
     /// `a=1; b=2`, in the order the cookies were first set.
-    pub(crate) fn write(&self, out: &mut Vec<u8>) {
+    pub fn write(&self, out: &mut Vec<u8>) {
         for (i, (n, v)) in self.cookies.iter().enumerate() {
             if i > 0 {
                 out.extend_from_slice(b"; ");
@@ -87,7 +103,7 @@ impl Jar {
 
 /// Unix seconds of an HTTP date in any of its three forms (IMF-fixdate,
 /// RFC 850, asctime) or the Netscape cookie form (`01-Jan-1970`).
-pub(crate) fn parse_http_date(s: &str) -> Option<i64> {
+pub fn parse_http_date(s: &str) -> Option<i64> {
     const MONTHS: [&str; 12] = [
         "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
     ];
@@ -191,14 +207,22 @@ mod tests {
     }
 
     #[test]
-    fn jar_is_bounded() {
+    fn jar_is_bounded_as_a_browser_is_per_domain_and_counts_what_it_drops() {
         let mut j = Jar::default();
-        for i in 0..100 {
-            j.set(&format!("c{i}=v"), None);
-        }
+        let dropped: u64 = (0..200).map(|i| j.set(&format!("c{i}=v"), None)).sum();
         assert_eq!(j.cookies.len(), MAX_COOKIES);
+        assert_eq!(dropped, 200 - MAX_COOKIES as u64);
         assert_eq!(j.get("c0"), None);
-        assert_eq!(j.get("c99"), Some("v"));
+        assert_eq!(j.get("c199"), Some("v"));
+        // Overwriting a kept cookie drops nothing.
+        assert_eq!(j.set("c199=w", None), 0);
+        // A cookie over 4 KiB is not kept, and counted.
+        let big = format!("big={}", "x".repeat(MAX_COOKIE_BYTES));
+        assert_eq!(j.set(&big, None), 1);
+        assert_eq!(j.get("big"), None);
+        let fits = format!("fit={}", "x".repeat(MAX_COOKIE_BYTES - 3));
+        assert_eq!(j.set(&fits, None), 1, "kept, pushing the oldest out");
+        assert!(j.get("fit").is_some());
     }
 
     #[test]
