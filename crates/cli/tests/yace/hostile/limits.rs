@@ -168,3 +168,99 @@ fn a_full_cookie_jar_keeps_what_a_browser_keeps_and_says_what_it_dropped() {
     );
     assert!(r.stdout.contains("cookies were not kept"), "{}", r.stdout);
 }
+
+#[test]
+fn sigterm_ends_a_run_under_a_flood_within_a_second() {
+    // Two connections each receiving a 1 GiB body as fast as yace reads,
+    // requests allowed a minute: SIGTERM still ends the run within a
+    // second, with the partial result written.
+    let s = server();
+    let path = std::env::temp_dir().join(format!("yace-flood-{}.json", std::process::id()));
+    let child = crate::hostile::yace()
+        .args(["run", &url(&s, "/bytes/1073741824"), "-c", "2", "-d", "60s"])
+        .args(["--timeout", "60s", "-t", "1", "-q", "--json"])
+        .arg(&path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let t = std::time::Instant::now();
+    // SAFETY: signalling the child we spawned, by its PID.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    let took = t.elapsed();
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert_eq!(out.status.code(), Some(143));
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(r["end"]["reason"], "terminated");
+    assert_eq!(r["end"]["partial"], true);
+    assert!(r["summary"]["bytes_in"].as_u64().unwrap() > 10 << 20);
+    let _ = std::fs::remove_file(&path);
+}
+
+/// A raw h2c server that answers every stream 1 with a header block that
+/// never ends: HEADERS without END_HEADERS, then CONTINUATION frames until
+/// the client goes away (at most 10,000 of 16 KiB). Returns its URL.
+fn endless_h2_header_server() -> String {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for conn in l.incoming().take(50) {
+            let Ok(mut c) = conn else { return };
+            std::thread::spawn(move || {
+                let frame = |ty: u8, flags: u8, stream: u32, payload: &[u8]| {
+                    let n = payload.len() as u32;
+                    let mut f = vec![(n >> 16) as u8, (n >> 8) as u8, n as u8, ty, flags];
+                    f.extend_from_slice(&stream.to_be_bytes());
+                    f.extend_from_slice(payload);
+                    f
+                };
+                let mut buf = [0u8; 4096];
+                // The client's preface, SETTINGS and first request.
+                let _ = c.set_read_timeout(Some(Duration::from_millis(300)));
+                let _ = c.read(&mut buf);
+                let _ = c.write_all(&frame(4, 0, 0, &[]));
+                let _ = c.write_all(&frame(4, 1, 0, &[]));
+                let _ = c.read(&mut buf);
+                // :status 200, then literal fields "a: b" for ever.
+                if c.write_all(&frame(1, 0, 1, &[0x88])).is_err() {
+                    return;
+                }
+                let junk = [0x40, 0x01, b'a', 0x01, b'b'].repeat(16 * 1024 / 5);
+                let cont = frame(9, 0, 1, &junk);
+                for _ in 0..10_000 {
+                    if c.write_all(&cont).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://{addr}/")
+}
+
+#[test]
+fn an_http2_header_block_without_end_is_refused_at_its_limit() {
+    let url = endless_h2_header_server();
+    let r = run(&url, &["--http2", "-n", "5", "-c", "1", "--timeout", "10s"]);
+    r.ended_within(Duration::from_secs(5));
+    assert_eq!(r.u("summary.responses"), 0);
+    assert_eq!(r.u("outcomes.timeout"), 0, "{:?}", r.outcomes());
+    assert_eq!(r.u("outcomes.protocol_error"), 5, "{:?}", r.outcomes());
+}
+
+#[test]
+fn an_http2_body_without_end_cannot_keep_the_run_going() {
+    let s = server();
+    let r = run(
+        &url(&s, "/bytes/1073741824"),
+        &["--http2", "-d", "2s", "-c", "2", "--timeout", "500ms"],
+    );
+    r.ended_within(Duration::from_millis(3500));
+    assert_eq!(r.json["end"]["reason"], "duration");
+    assert!(r.u("outcomes.timeout") >= 2, "{:?}", r.outcomes());
+    assert_eq!(r.u("summary.responses"), 0);
+}
