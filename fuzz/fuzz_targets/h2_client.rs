@@ -34,7 +34,14 @@ use yace_engine::h2::{code, encode_request, ClientConn, ConnError, Event, Reques
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Ev {
-    Head(u32, u16, Option<u64>, Option<Vec<u8>>, Option<Vec<(String, String)>>, u32),
+    Head(
+        u32,
+        u16,
+        Option<u64>,
+        Option<Vec<u8>>,
+        Option<Vec<(String, String)>>,
+        u32,
+    ),
     /// Token, body bytes, wire bytes, captured bytes.
     Data(u32, u64, u64, Option<Vec<u8>>),
     End(u32),

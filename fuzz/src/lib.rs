@@ -64,8 +64,15 @@ pub fn check_scenario(data: &[u8], format: Format) {
                         Action::Request { step, .. } => {
                             assert!(!out.is_empty(), "a request with no bytes");
                             let status = status_of(response);
-                            let typed = yace_scenario::Captured::from_http1(response, false, status);
-                            r.response(&mut u, step, status, Some(&typed), Duration::from_millis(1));
+                            let typed =
+                                yace_scenario::Captured::from_http1(response, false, status);
+                            r.response(
+                                &mut u,
+                                step,
+                                status,
+                                Some(&typed),
+                                Duration::from_millis(1),
+                            );
                         }
                         Action::Think(_) | Action::EndIteration => {}
                     }
