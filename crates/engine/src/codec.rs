@@ -69,11 +69,12 @@ enum Chunk {
         value: u64,
         digits: u8,
     },
-    /// Skipping a chunk extension up to the line's end; `len`: the line's
-    /// length so far.
+    /// Reading a chunk extension up to the line's end; `len`: the line's
+    /// length so far, `syntax`: where it is in RFC 9112 §7.1.1's grammar.
     Ext {
         value: u64,
         len: u32,
+        syntax: Ext,
     },
     /// Saw CR after a size line.
     SizeLf {
@@ -94,6 +95,59 @@ enum Chunk {
         total: u32,
         count: u32,
     },
+}
+
+/// Where a chunk-size line's extensions are in
+/// `*( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] )`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ext {
+    /// White space before a `;`.
+    Lead,
+    /// After `;`, before the name.
+    Semi,
+    Name,
+    /// White space after a name.
+    AfterName,
+    /// After `=`, before the value.
+    Equals,
+    Token,
+    Quoted,
+    Escape,
+    /// After a closing quote (or white space after a value).
+    AfterValue,
+    Bad,
+}
+
+impl Ext {
+    fn next(self, b: u8) -> Ext {
+        let ws = b == b' ' || b == b'\t';
+        let tchar = b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        match self {
+            Ext::Lead | Ext::AfterValue if ws => self,
+            Ext::Lead | Ext::AfterValue | Ext::Name | Ext::AfterName | Ext::Token if b == b';' => {
+                Ext::Semi
+            }
+            Ext::Semi if ws => Ext::Semi,
+            Ext::Semi | Ext::Name if tchar => Ext::Name,
+            Ext::Name | Ext::AfterName if ws => Ext::AfterName,
+            Ext::Name | Ext::AfterName if b == b'=' => Ext::Equals,
+            Ext::Equals if ws => Ext::Equals,
+            Ext::Equals if b == b'"' => Ext::Quoted,
+            Ext::Equals | Ext::Token if tchar => Ext::Token,
+            Ext::Token if ws => Ext::AfterValue,
+            Ext::Quoted if b == b'"' => Ext::AfterValue,
+            Ext::Quoted if b == b'\\' => Ext::Escape,
+            Ext::Quoted | Ext::Escape if ws || (0x21..=0x7e).contains(&b) || b >= 0x80 => {
+                Ext::Quoted
+            }
+            _ => Ext::Bad,
+        }
+    }
+
+    /// The line may end here.
+    fn complete(self) -> bool {
+        matches!(self, Ext::Name | Ext::Token | Ext::AfterValue)
+    }
 }
 
 /// Frames one response at a time on a connection; [`ResponseParser::reset`]
@@ -436,22 +490,30 @@ impl ResponseParser {
                             b';' | b' ' | b'\t' => Chunk::Ext {
                                 value,
                                 len: u32::from(digits) + 1,
+                                syntax: if b == b';' { Ext::Semi } else { Ext::Lead },
                             },
                             _ => return Err(self.fail(Detail::ChunkSize)),
                         },
                     }
                 }
-                Chunk::Ext { value, len } => {
-                    // Extensions are skipped, not parsed, up to a limit: an
-                    // endless line is refused, not read for ever.
+                Chunk::Ext { value, len, syntax } => {
+                    // Extensions are checked, not kept, up to a limit: an
+                    // endless line is refused, not read for ever; a
+                    // malformed one is read, and the connection not trusted.
                     let rest = &input[i..];
                     let room = (MAX_CHUNK_LINE - len) as usize;
-                    match rest
+                    let end = rest
                         .iter()
                         .take(room + 1)
-                        .position(|&b| b == b'\r' || b == b'\n')
-                    {
+                        .position(|&b| b == b'\r' || b == b'\n');
+                    let line = &rest[..end.unwrap_or(rest.len().min(room + 1))];
+                    let syntax = line.iter().fold(syntax, |s, &b| s.next(b));
+                    match end {
                         Some(at) if rest[at] == b'\r' => {
+                            if !syntax.complete() {
+                                self.lenient |= Lenient::ChunkExtension.bit();
+                                self.keep_alive = false;
+                            }
                             i += at + 1;
                             Chunk::SizeLf { value }
                         }
@@ -464,6 +526,7 @@ impl ResponseParser {
                             Chunk::Ext {
                                 value,
                                 len: len + rest.len() as u32,
+                                syntax,
                             }
                         }
                     }
@@ -916,6 +979,43 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(wire)
             );
+        }
+    }
+
+    #[test]
+    fn malformed_chunk_extensions_are_read_but_not_trusted() {
+        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+        let with = |line: &[u8]| [&chunked[..], line, b"\r\nok\r\n0\r\n\r\n"].concat();
+        for good in [
+            &b"2;a"[..],
+            b"2;a=b",
+            b"2 ; a = \"x;y\\\"z\"",
+            b"2;a=b;c;d=\"\"",
+        ] {
+            let w = with(good);
+            assert_eq!(
+                verdict(&w, Default::default()),
+                Ok((Framing::Chunked, true, 0)),
+                "{}",
+                String::from_utf8_lossy(good)
+            );
+        }
+        for bad in [
+            &b"2  "[..],
+            b"2;",
+            b"2 abc",
+            b"2;a=\"open",
+            b"2;=b",
+            b"2;a b",
+        ] {
+            let w = with(bad);
+            assert_eq!(
+                verdict(&w, Default::default()),
+                Ok((Framing::Chunked, false, Lenient::ChunkExtension.bit())),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+            assert_eq!(feed_split(&w, &[], false), ok(200, 2, false, w.len()));
         }
     }
 }

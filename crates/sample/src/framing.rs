@@ -135,14 +135,18 @@ pub enum Lenient {
     /// A Transfer-Encoding whose final coding is not chunked: the body runs
     /// to the close, whatever Content-Length says.
     TransferNotChunked,
+    /// A chunk-size line whose extensions break RFC 9112 §7.1.1 (white
+    /// space with no `;`, an empty name, an unclosed quote).
+    ChunkExtension,
 }
 
 impl Lenient {
-    pub const COUNT: usize = 3;
+    pub const COUNT: usize = 4;
     pub const ALL: [Lenient; Lenient::COUNT] = [
         Lenient::BareLf,
         Lenient::TransferAndLength,
         Lenient::TransferNotChunked,
+        Lenient::ChunkExtension,
     ];
 
     /// This departure's bit in a [`Sample`](crate::Sample)'s `lenient`.
@@ -160,6 +164,7 @@ impl Lenient {
             Lenient::TransferNotChunked => {
                 "Transfer-Encoding not ending in chunked (read to the close)"
             }
+            Lenient::ChunkExtension => "chunk-size lines with malformed extensions",
         }
     }
 }

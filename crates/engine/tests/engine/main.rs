@@ -4,6 +4,7 @@
 
 use yace_engine as engine;
 
+mod llhttp;
 mod models;
 mod protocol;
 
