@@ -14,6 +14,8 @@ fn figures(r: &Run) -> Value {
         "body_length": r.json["summary"]["body_length"],
         "body_bytes": r.json["summary"]["body_bytes"],
         "retries": r.json["summary"]["retries"],
+        "lenient": r.json["lenient"],
+        "error_details": r.json["error_details"],
     })
 }
 
@@ -69,4 +71,18 @@ fn interim_responses_split_anywhere_are_the_same() {
 fn short_body_split_anywhere_is_the_same() {
     let r = same_when_split("/bad/cl-short");
     r.expect(&[("incomplete_body", 3)]);
+}
+
+#[test]
+fn lenient_framing_split_anywhere_is_the_same() {
+    // What yace overlooks, and so distrusts, does not depend on the cuts.
+    for (path, lenient, body) in [
+        ("/bad/te-and-cl", "transfer_and_length", 12),
+        ("/bad/bare-lf", "bare_lf", 8),
+    ] {
+        let r = same_when_split(path);
+        r.expect(&[("response", 3)]);
+        assert_eq!(r.u("summary.body_length.first"), body, "{path}");
+        assert_eq!(r.u(&format!("lenient.{lenient}")), 3, "{path}");
+    }
 }
