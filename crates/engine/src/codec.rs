@@ -15,6 +15,8 @@ pub const MAX_HEAD: usize = ResponseLimits::DEFAULT_HEAD_BYTES as usize;
 /// Fields parsed without allocating; a head with more is parsed again
 /// against the plan's field limit (rare: hundreds of `Set-Cookie` lines).
 const FAST_FIELDS: usize = 100;
+/// A buffered head up to this size is parsed again at every read.
+const SMALL_HEAD: usize = 8 * 1024;
 /// Longest chunk-size line, extensions included.
 pub const MAX_CHUNK_LINE: u32 = 4096;
 
@@ -26,6 +28,16 @@ pub enum FrameError {
     Protocol,
     /// The head, a chunk-size line or the trailers exceeded a limit.
     HeadTooLarge,
+}
+
+impl FrameError {
+    /// The request's outcome when its response is refused so.
+    pub fn outcome(self) -> sample::Outcome {
+        match self {
+            FrameError::Protocol => sample::Outcome::ProtocolError,
+            FrameError::HeadTooLarge => sample::Outcome::HeaderTooLarge,
+        }
+    }
 }
 
 /// What the bytes fed so far amount to.
@@ -174,6 +186,8 @@ pub struct ResponseParser {
     /// response counts, but its connection is not reused.
     pub lenient: u8,
     limits: ResponseLimits,
+    /// How much of `head_buf` the last parse saw.
+    parsed_at: usize,
 }
 
 #[derive(Debug)]
@@ -198,6 +212,7 @@ impl ResponseParser {
         self.framing = Framing::default();
         self.detail = Detail::None;
         self.lenient = 0;
+        self.parsed_at = 0;
     }
 
     /// The limits later responses are read under.
@@ -272,6 +287,17 @@ impl ResponseParser {
             State::Head if self.status == 0 && self.head_buf.is_empty() => {
                 Err(EofError::BeforeResponse)
             }
+            State::Head if self.parsed_at < self.head_buf.len() => {
+                // A large head is not parsed at every read (see `head`):
+                // what was buffered may already have been invalid.
+                let buf = std::mem::take(&mut self.head_buf);
+                let r = self.parse_head(&buf);
+                self.head_buf = buf;
+                match r {
+                    Err(e) => Err(EofError::Invalid(e)),
+                    Ok(_) => Err(EofError::Incomplete),
+                }
+            }
             _ => Err(EofError::Incomplete),
         }
     }
@@ -283,17 +309,22 @@ impl ResponseParser {
         let buffered = self.head_buf.len();
         let max = self.limits.head_bytes as usize;
         let parsed = if buffered == 0 {
+            self.parsed_at = input.len();
             self.parse_head(input)?
         } else {
             let take = input.len().min(max + 1 - buffered.min(max));
             self.head_buf.extend_from_slice(&input[..take]);
-            // A head cannot be complete before a blank line arrives: parse
-            // again only then, so a head dribbled a byte at a time costs
-            // one parse, not one per byte (quadratic in the head's size).
+            // A small head is parsed again at every read. A large one is
+            // parsed when its blank line may have come, or when it has
+            // doubled since it was last parsed (an error is then found
+            // later, at worst at the end of file): a head dribbled a byte
+            // at a time costs a few parses, not one per byte (quadratic).
+            let len = self.head_buf.len();
             let fresh = &self.head_buf[buffered.saturating_sub(3)..];
             let blank =
                 fresh.windows(2).any(|w| w == b"\n\n") || fresh.windows(3).any(|w| w == b"\n\r\n");
-            if blank {
+            if len <= SMALL_HEAD || blank || len >= 2 * self.parsed_at || len > max {
+                self.parsed_at = len;
                 let buf = std::mem::take(&mut self.head_buf);
                 let r = self.parse_head(&buf);
                 self.head_buf = buf;
@@ -608,6 +639,9 @@ pub enum EofError {
     BeforeResponse,
     /// The head or body was cut off.
     Incomplete,
+    /// The head buffered so far was not valid (found at the end: a large
+    /// head is not parsed at every read).
+    Invalid(FrameError),
 }
 
 fn last_token(v: &[u8]) -> &[u8] {
@@ -1017,5 +1051,36 @@ mod tests {
             );
             assert_eq!(feed_split(&w, &[], false), ok(200, 2, false, w.len()));
         }
+    }
+
+    #[test]
+    fn a_large_invalid_head_dribbled_is_still_refused() {
+        // Over 8 KiB a buffered head is parsed as it doubles, not at every
+        // read: the bad byte is still found, by a later read or at the end.
+        let mut w = b"HTTP/1.1 200 OK\r\n".to_vec();
+        while w.len() < 20_000 {
+            w.extend_from_slice(b"X-Filler: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n");
+        }
+        w.extend_from_slice(b"Bad Name: x\r\n");
+        let cuts: Vec<usize> = (1..w.len()).collect();
+        let mut p = ResponseParser::default();
+        p.reset(false, false);
+        let mut start = 0;
+        let mut refused = None;
+        for end in cuts.into_iter().chain([w.len()]) {
+            if let Err(e) = p.feed(&w[start..end]) {
+                refused = Some(e);
+                break;
+            }
+            start = end;
+        }
+        let e = match refused {
+            Some(e) => e,
+            None => match p.eof() {
+                Err(EofError::Invalid(e)) => e,
+                other => panic!("{other:?}"),
+            },
+        };
+        assert_eq!((e, p.detail), (FrameError::Protocol, Detail::HeaderLine));
     }
 }

@@ -2,7 +2,7 @@
 //! own framing ([`engine::codec::ResponseParser`]) decides where the
 //! response ends, so the probe reads exactly what a run would.
 
-use engine::codec::{EofError, FrameError, Progress, ResponseParser, MAX_HEAD};
+use engine::codec::{Detail, EofError, FrameError, Progress, ResponseParser, MAX_HEAD};
 use engine::Outcome;
 use host::{Check, Level};
 use plan::Target;
@@ -259,6 +259,9 @@ pub fn probe(
                         phases,
                     ))
                 }
+                Err(EofError::Invalid(e)) => {
+                    return Err(refused(e, parser.detail, &head_bytes, phases));
+                }
             }
         }
         first_byte.get_or_insert_with(Instant::now);
@@ -274,20 +277,7 @@ pub fn probe(
             Ok(Progress::NeedMore) => {}
             Err(e) => {
                 stamp(&mut phases, first_byte);
-                let (outcome, detail) = match e {
-                    FrameError::Protocol => (
-                        Outcome::ProtocolError,
-                        format!(
-                            "the response starts {:?}",
-                            String::from_utf8_lossy(&head_bytes[..head_bytes.len().min(40)])
-                        ),
-                    ),
-                    FrameError::HeadTooLarge => (
-                        Outcome::HeaderTooLarge,
-                        "the response head is too large".into(),
-                    ),
-                };
-                return Err(fail(outcome, detail, phases));
+                return Err(refused(e, parser.detail, &head_bytes, phases));
             }
         }
     }
@@ -305,6 +295,20 @@ pub fn probe(
         keep_alive: parser.keep_alive,
         phases,
     })
+}
+
+/// A response the engine's parser refused, said as the run would say it.
+fn refused(e: FrameError, detail: Detail, head: &[u8], phases: Phases) -> ProbeError {
+    let mut what = detail.explain().to_string();
+    if e == FrameError::Protocol {
+        let start = String::from_utf8_lossy(&head[..head.len().min(40)]);
+        what = format!("{what}; the response starts {start:?}");
+    }
+    ProbeError {
+        outcome: e.outcome(),
+        detail: what,
+        phases,
+    }
 }
 
 /// A duration in milliseconds, to the microsecond.

@@ -4,7 +4,7 @@
 //! [`Transport::Http1`](super::Transport); HTTP/2 is `http2.rs`.
 
 use super::{note_handshake, token, St, Worker, CAPTURE_MAX};
-use crate::codec::{EofError, FrameError, Progress};
+use crate::codec::{EofError, Progress};
 use crate::flow::Flow;
 use crate::http::io_connect_outcome;
 use crate::sys::{self, Connecting};
@@ -215,6 +215,10 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                             self.close(idx);
                             self.complete(idx, Outcome::IncompleteBody, now);
                         }
+                        Err(EofError::Invalid(e)) => {
+                            self.close(idx);
+                            self.complete(idx, e.outcome(), now);
+                        }
                     }
                     return;
                 }
@@ -249,12 +253,8 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                             }
                         }
                         Err(e) => {
-                            let o = match e {
-                                FrameError::Protocol => Outcome::ProtocolError,
-                                FrameError::HeadTooLarge => Outcome::HeaderTooLarge,
-                            };
                             self.close(idx);
-                            self.complete(idx, o, now);
+                            self.complete(idx, e.outcome(), now);
                             return;
                         }
                     }
