@@ -12,7 +12,7 @@
 #   scripts/test.sh --quick   for contributors: format, lints, docs and every
 #                             test except the real Apache/nginx/php-fpm stacks;
 #                             no fuzzing, no benchmark. A few minutes warm;
-#                             needs nginx (the TLS tests' peer) and ab.
+#                             needs nginx (the TLS tests' peer), ab and xmllint.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +42,8 @@ if [[ $QUICK == 0 ]]; then
     compgen -G '/usr/sbin/php-fpm*' >/dev/null || need+=(php-fpm)
 fi
 command -v ab >/dev/null 2>&1 || need+=(apache2-utils)
+# xmllint: JUnit reports are validated against the JUnit schema.
+command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 # h2load: the HTTP/2 peer in the benchmark.
 command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
 if [ ${#need[@]} -gt 0 ]; then

@@ -9,7 +9,8 @@ pub const REPORT_EXAMPLES: &str = "Examples:
   yace run URL -d 30s --json result.json
   yace report result.json                   # the terminal summary again
   yace report result.json -F markdown -o report.md
-  yace report result.json -F csv > per-second.csv";
+  yace report result.json -F csv > per-second.csv
+  yace report result.json -F junit -o yace-junit.xml  # for CI";
 
 /// What `yace report` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -22,6 +23,9 @@ pub enum ReportFormat {
     Csv,
     /// The result itself, re-checked against its schema.
     Json,
+    /// JUnit XML for CI: thresholds, scenario checks and the run's validity
+    /// (interrupted, validity warnings) as test cases.
+    Junit,
 }
 
 #[derive(Debug, Args)]

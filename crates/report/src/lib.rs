@@ -10,6 +10,7 @@ pub mod ab;
 pub mod csv;
 mod fmt;
 pub mod json;
+pub mod junit;
 pub mod markdown;
 pub mod text;
 

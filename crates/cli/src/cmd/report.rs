@@ -19,6 +19,7 @@ pub fn run(a: ReportArgs) -> Result<u8, Failure> {
         ReportFormat::Markdown => report::markdown::report(&r, &mut out),
         ReportFormat::Csv => report::csv::series(&r, &mut out),
         ReportFormat::Json => report::json::write(&r, &mut out),
+        ReportFormat::Junit => report::junit::report(&r, &mut out),
     };
     written.map_err(|e| Failure::runtime(format!("rendering {shown}: {e}")))?;
     match &a.output {

@@ -76,6 +76,7 @@ fn every_renderer_matches_its_snapshot() {
                 render(|w| yace_report::ab::report(&r, &AB_DEFAULTS, w)),
             ),
             ("ab.csv", render(|w| yace_report::ab::csv(&r, w))),
+            ("junit.xml", render(|w| yace_report::junit::report(&r, w))),
         ];
         for (ext, got) in outputs {
             wrong.extend(check(&format!("{name}.{ext}"), &got));
@@ -98,6 +99,46 @@ fn every_renderer_matches_its_snapshot() {
     let got = render(|w| yace_report::ab::report(&r, &style, w));
     wrong.extend(check("closed.ab-options.html", &got));
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
+/// Every fixture's JUnit XML is valid against the Apache Ant JUnit schema
+/// (committed in `junit/`), checked by `xmllint` (libxml2-utils, which
+/// scripts/test.sh installs).
+#[test]
+fn junit_reports_validate_against_the_junit_schema() {
+    let xsd = here().join("junit/JUnit.xsd");
+    let dir = std::env::temp_dir().join(format!("yace-junit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in FIXTURES {
+        let r = fixture(name);
+        let path = dir.join(format!("{name}.xml"));
+        std::fs::write(&path, render(|w| yace_report::junit::report(&r, w))).unwrap();
+        let out = std::process::Command::new("xmllint")
+            .arg("--noout")
+            .arg("--schema")
+            .arg(&xsd)
+            .arg(&path)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("xmllint: {e} (Debian package libxml2-utils; scripts/test.sh installs it)")
+            });
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // The check can fail: a document without the required parts is refused.
+    let bad = dir.join("bad.xml");
+    std::fs::write(&bad, "<testsuites><testsuite name=\"x\"/></testsuites>").unwrap();
+    let out = std::process::Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(&xsd)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -90,3 +90,46 @@ fn a_file_that_is_not_a_result_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not JSON"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_breached_threshold_is_a_failed_junit_case() {
+    let s = server();
+    let url = format!("{}status/404", s.url());
+    // No response comes back in under a microsecond: p99<1us is breached.
+    let (out, _) = run_json(
+        "junit-breach",
+        &[
+            &url,
+            "-c",
+            "2",
+            "-n",
+            "200",
+            "-t",
+            "1",
+            "--threshold",
+            "p99<1us",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let file = temp_path("junit-breach.json");
+    let path = temp_path("junit.xml");
+    let o = report(&[
+        file.to_str().unwrap(),
+        "-F",
+        "junit",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let xml = std::fs::read_to_string(&path).unwrap();
+    assert!(xml.starts_with("<?xml"), "{xml}");
+    assert!(
+        xml.contains(r#"name="thresholds""#) && xml.contains(r#"failures="1""#),
+        "{xml}"
+    );
+    assert!(xml.contains(r#"<testcase name="p99&lt;1us""#), "{xml}");
+    assert!(
+        xml.contains(r#"<failure type="threshold" message="breached: actual"#),
+        "{xml}"
+    );
+}
