@@ -10,7 +10,8 @@ pub const REPORT_EXAMPLES: &str = "Examples:
   yace report result.json                   # the terminal summary again
   yace report result.json -F markdown -o report.md
   yace report result.json -F csv > per-second.csv
-  yace report result.json -F junit -o yace-junit.xml  # for CI";
+  yace report result.json -F junit -o yace-junit.xml  # for CI
+  yace report before.json after.json        # side by side, differences in %";
 
 /// What `yace report` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -30,8 +31,10 @@ pub enum ReportFormat {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A result written by `yace run --json FILE`.
-    pub file: PathBuf,
+    /// A result written by `yace run --json FILE`; several (text or
+    /// Markdown) are compared side by side, each against the first.
+    #[arg(required = true, num_args = 1..)]
+    pub files: Vec<PathBuf>,
 
     /// Output format.
     #[arg(short = 'F', long = "format", value_enum, default_value = "text")]

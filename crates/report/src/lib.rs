@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod ab;
+pub mod compare;
 pub mod csv;
 mod fmt;
 pub mod json;

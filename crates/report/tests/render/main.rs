@@ -101,6 +101,30 @@ fn every_renderer_matches_its_snapshot() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
 }
 
+/// Several results side by side, as text and Markdown.
+#[test]
+fn a_comparison_matches_its_snapshot() {
+    let runs: Vec<(String, stats::RunResult)> = ["open", "shortfall", "closed"]
+        .iter()
+        .map(|n| (format!("{n}.json"), fixture(n)))
+        .collect();
+    let mut wrong = Vec::new();
+    let text = render(|w| yace_report::compare::text(&runs, w));
+    wrong.extend(check("compare.txt", &text));
+    wrong.extend(check(
+        "compare.md",
+        &render(|w| yace_report::compare::markdown(&runs, w)),
+    ));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    // Each figure against the first: open's 154.9/s to shortfall's 193.3/s.
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains("193.3 (+24.8%)"), "{text}");
+    assert!(
+        text.contains("cannot tell whether a difference is real"),
+        "{text}"
+    );
+}
+
 /// Every fixture's JUnit XML is valid against the Apache Ant JUnit schema
 /// (committed in `junit/`), checked by `xmllint` (libxml2-utils, which
 /// scripts/test.sh installs).

@@ -133,3 +133,37 @@ fn a_breached_threshold_is_a_failed_junit_case() {
         "{xml}"
     );
 }
+
+#[test]
+fn several_results_are_compared_side_by_side() {
+    let s = server();
+    let fast = s.url();
+    let slow = format!("{}sleep?ms=5", s.url());
+    let (out, _) = run_json("cmp-fast", &[&fast, "-c", "2", "-n", "200", "-t", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (out, _) = run_json("cmp-slow", &[&slow, "-c", "2", "-n", "200", "-t", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (a, b) = (temp_path("cmp-fast.json"), temp_path("cmp-slow.json"));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let o = report(&[a, b]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("Comparing 2 runs"), "{text}");
+    // The slow route is slower: its p50 rises by far more than 100%.
+    let p50 = text.lines().find(|l| l.contains("latency p50")).unwrap();
+    assert!(p50.contains("(+"), "{p50}");
+    assert!(
+        text.contains("cannot tell whether a difference is real"),
+        "{text}"
+    );
+    let o = report(&[a, b, "-F", "markdown"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("| latency p99 |"));
+    // A format that holds one run refuses several, saying why.
+    let o = report(&[a, b, "-F", "csv"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("compared as text or markdown"),
+        "{}",
+        stderr(&o)
+    );
+}
