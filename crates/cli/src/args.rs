@@ -248,6 +248,16 @@ pub struct RunArgs {
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
 
+    /// Draw a responses/s sparkline and a latency histogram under the
+    /// summary even when standard output is not a terminal.
+    #[arg(long = "graphs", conflicts_with = "no_graphs")]
+    pub graphs: bool,
+
+    /// No sparkline or histogram under the summary (drawn by default on a
+    /// terminal).
+    #[arg(long = "no-graphs")]
+    pub no_graphs: bool,
+
     /// Print the resolved plan as JSON and exit without sending anything.
     #[arg(long = "dry-run")]
     pub dry_run: bool,

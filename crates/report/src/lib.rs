@@ -10,6 +10,7 @@ pub mod ab;
 pub mod compare;
 pub mod csv;
 mod fmt;
+pub mod graphs;
 pub mod json;
 pub mod junit;
 pub mod markdown;

@@ -78,7 +78,13 @@ pub(crate) fn end(r: &RunResult) -> &'static str {
 }
 
 /// Writes the human summary of `r`.
-pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
+pub fn summary(r: &RunResult, w: impl Write) -> io::Result<()> {
+    summary_with(r, w, false)
+}
+
+/// The summary, with `graphs`: a responses/s sparkline and a latency
+/// histogram under the latency figures (for a terminal).
+pub fn summary_with(r: &RunResult, mut w: impl Write, graphs: bool) -> io::Result<()> {
     let s = &r.summary;
     writeln!(w, "{} {}", r.plan.request.method, r.plan.target.url)?;
     writeln!(w, "  {}  ·  {:.2}s ({})", model(r), s.duration_s, end(r))?;
@@ -241,6 +247,9 @@ pub fn summary(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         }
     } else {
         writeln!(w, "  Latency     no complete responses")?;
+    }
+    if graphs {
+        crate::graphs::write(r, &mut w)?;
     }
     writeln!(w)?;
     if !r.statuses.is_empty() {

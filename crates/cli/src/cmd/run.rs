@@ -67,7 +67,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         eprint!("\r\x1b[K");
     }
     // A closed stdout (yace run | head) must not lose the JSON result.
-    let _ = report::text::summary(&done.result, std::io::stdout().lock());
+    let _ = report::text::summary_with(&done.result, std::io::stdout().lock(), graphs(&a));
     driver::write_json(&done.result, json_out)?;
     Ok(exit_code(&done))
 }
@@ -120,7 +120,7 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
     })?;
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let done = driver::execute(prepared, |_| (), |_| {})?;
-    let _ = report::text::summary(&done.result, std::io::stdout().lock());
+    let _ = report::text::summary_with(&done.result, std::io::stdout().lock(), graphs(&a));
     driver::write_json(&done.result, json_out)?;
     Ok(exit_code(&done))
 }
@@ -151,4 +151,10 @@ fn progress(rows: &[SecondRow], shown: usize, limit_s: f64) -> usize {
         let _ = e.flush();
     }
     rows.len()
+}
+
+/// Graphs under the summary: on a terminal unless `--no-graphs`, elsewhere
+/// only with `--graphs`.
+fn graphs(a: &RunArgs) -> bool {
+    a.graphs || (!a.no_graphs && std::io::stdout().is_terminal())
 }

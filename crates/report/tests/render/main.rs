@@ -69,6 +69,10 @@ fn every_renderer_matches_its_snapshot() {
         let r = fixture(name);
         let outputs = [
             ("txt", render(|w| yace_report::text::summary(&r, w))),
+            (
+                "graphs.txt",
+                render(|w| yace_report::text::summary_with(&r, w, true)),
+            ),
             ("md", render(|w| yace_report::markdown::report(&r, w))),
             ("csv", render(|w| yace_report::csv::series(&r, w))),
             (

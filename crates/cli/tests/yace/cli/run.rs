@@ -345,3 +345,37 @@ fn a_closed_model_run_says_latency_is_service_time_and_names_a_stall() {
     );
     s.shutdown();
 }
+
+#[test]
+fn graphs_are_drawn_on_a_terminal_and_in_a_pipe_only_when_asked() {
+    let s = server();
+    let url = s.url();
+    let args = ["run", &url, "-c", "2", "-n", "2000", "-t", "1", "-q"];
+    // A pipe: the summary alone.
+    let out = yace().args(args).output().unwrap();
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(!text.contains("Latency histogram"), "{text}");
+    // Asked for: drawn (two full seconds make a sparkline).
+    let timed = ["run", &url, "-c", "2", "-d", "2100ms", "-t", "1", "-q"];
+    let out = yace().args(timed).arg("--graphs").output().unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("Latency histogram (log scale)"), "{text}");
+    assert!(text.contains("Responses/s "), "{text}");
+    // A terminal (a pty from util-linux `script`): drawn by default, and
+    // not with --no-graphs.
+    let bin = env!("CARGO_BIN_EXE_yace");
+    let on_tty = |extra: &str| {
+        let cmd = format!("{bin} {} {extra}", args.join(" "));
+        let out = std::process::Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .output()
+            .expect("script (util-linux) runs yace on a pty");
+        assert!(out.status.success(), "{}", crate::cli::stderr(&out));
+        stdout(&out)
+    };
+    let text = on_tty("");
+    assert!(text.contains("Latency histogram"), "{text}");
+    let text = on_tty("--no-graphs");
+    assert!(!text.contains("Latency histogram"), "{text}");
+}
