@@ -323,6 +323,54 @@ impl TlsArgs {
     }
 }
 
+pub const CAPACITY_EXAMPLES: &str = "Examples:
+  # seed 003's arithmetic: a front page with at most 40% of 1M views a day
+  yace capacity --pageviews 1M --share 40% --peak-factor 3
+  yace capacity --pageviews 5M --requests-per-view 12 --peak 80/20 --visit 5m
+  # backwards: what a measured rate supports, keeping 25% in reserve
+  yace capacity --supports 420 --peak 80/20
+  yace capacity --result result.json --peak 80/20 --service-time 120ms";
+
+/// `yace capacity`: the rate a server must hold, from its traffic.
+#[derive(Debug, Args)]
+pub struct CapacityArgs {
+    /// Page views a day (`1M`, `250k`).
+    #[arg(long = "pageviews", value_name = "N")]
+    pub pageviews: Option<String>,
+    /// The tested page's share of the site's traffic, e.g. `40%`.
+    #[arg(long = "share", value_name = "PCT", default_value = "100%")]
+    pub share: String,
+    /// Requests per page view (assets and API calls from this server).
+    #[arg(long = "requests-per-view", value_name = "N", default_value = "1")]
+    pub requests_per_view: String,
+    /// The peak as a multiple of the day's average rate.
+    #[arg(long = "peak-factor", value_name = "F", conflicts_with = "peak")]
+    pub peak_factor: Option<String>,
+    /// `80/20`: 80% of the day's traffic in 20% of its hours.
+    #[arg(long = "peak", value_name = "80/20")]
+    pub peak: Option<String>,
+    /// A visit's length, for concurrent users by Little's law (`5m`).
+    #[arg(long = "visit", value_name = "TIME")]
+    pub visit: Option<String>,
+    /// Page views per visit, with --visit.
+    #[arg(long = "views-per-visit", value_name = "N", default_value = "1")]
+    pub views_per_visit: String,
+    /// Backwards: the page views a day this many req/s supports.
+    #[arg(long = "supports", value_name = "RATE", conflicts_with = "pageviews")]
+    pub supports: Option<String>,
+    /// Backwards, from a result: its responses/s (and mean latency as the
+    /// service time, unless --service-time).
+    #[arg(long = "result", value_name = "FILE", conflicts_with_all = ["pageviews", "supports"])]
+    pub result: Option<PathBuf>,
+    /// Backwards: the share of the measured rate kept in reserve.
+    #[arg(long = "headroom", value_name = "PCT", default_value = "25%")]
+    pub headroom: String,
+    /// A request's service time, for the worker pool it needs (php-fpm
+    /// pm.max_children, Apache MaxRequestWorkers) by Little's law.
+    #[arg(long = "service-time", value_name = "TIME")]
+    pub service_time: Option<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Port to listen on (0: any free port).

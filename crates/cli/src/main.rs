@@ -54,6 +54,9 @@ pub enum Command {
     /// Render a saved result (yace run --json FILE) as text, Markdown or CSV.
     #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportArgs),
+    /// The rate a server must hold, from page views, step by step (and back).
+    #[command(after_help = args::CAPACITY_EXAMPLES)]
+    Capacity(args::CapacityArgs),
 }
 
 fn main() -> ExitCode {
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => cmd::serve::run(a),
         Command::Doctor(a) => doctor::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Capacity(a) => cmd::capacity::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -2,6 +2,7 @@
 //! holds what the commands that send load share.
 
 pub mod ab;
+pub mod capacity;
 mod driver;
 pub mod report;
 pub mod run;

@@ -5,6 +5,7 @@
 pub use crate::support::{run_json, settled, temp_path, u, yace};
 
 mod ab;
+mod capacity;
 mod combos;
 mod doctor;
 mod errors;

@@ -1,0 +1,172 @@
+//! `yace capacity`: the capacity arithmetic of the `capacity` crate, its
+//! inputs checked in one round and every step printed with its assumption.
+
+use crate::args::CapacityArgs;
+use crate::{exit, Failure};
+use capacity::{num, Peak, Step, Traffic};
+
+/// A percentage: `40%` or `40` → 0.4, within (0, 100].
+fn percent(flag: &str, s: &str, bad: &mut Vec<String>, zero_ok: bool) -> f64 {
+    match s.trim().trim_end_matches('%').trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && (v > 0.0 || zero_ok && v == 0.0) && v <= 100.0 => v / 100.0,
+        _ => {
+            bad.push(format!(
+                "{flag}: '{s}' is not a percentage from 0 to 100 (e.g. {flag} 40%)"
+            ));
+            1.0
+        }
+    }
+}
+
+/// A positive number.
+fn positive(flag: &str, s: &str, bad: &mut Vec<String>) -> f64 {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => v,
+        _ => {
+            bad.push(format!("{flag}: '{s}' is not a positive number"));
+            1.0
+        }
+    }
+}
+
+fn print_steps(steps: &[Step], first: usize) {
+    for (i, s) in steps.iter().enumerate() {
+        println!(
+            "  {:>2}. {:<34} {:>12} {:<9} {}",
+            first + i,
+            s.what,
+            num(s.value),
+            s.unit,
+            s.formula
+        );
+        println!("      {:<34} assumes: {}", "", s.assumption);
+    }
+}
+
+/// Prints the calculation; returns the exit code.
+pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
+    let mut bad = Vec::new();
+    let share = percent("--share", &a.share, &mut bad, false);
+    let headroom = percent("--headroom", &a.headroom, &mut bad, true).min(0.99);
+    let requests_per_view = positive("--requests-per-view", &a.requests_per_view, &mut bad);
+    let views_per_visit = positive("--views-per-visit", &a.views_per_visit, &mut bad);
+    let peak = match (&a.peak, &a.peak_factor) {
+        (Some(p), _) if p.trim() == "80/20" => Peak::EightyTwenty,
+        (Some(p), _) => {
+            bad.push(format!(
+                "--peak: '{p}' is not a known rule (use --peak 80/20)"
+            ));
+            Peak::Factor(1.0)
+        }
+        (None, Some(f)) => Peak::Factor(positive("--peak-factor", f, &mut bad)),
+        // Seed 003's rule of thumb, printed as an assumption.
+        (None, None) => Peak::Factor(3.0),
+    };
+    let seconds = |flag: &str, s: &Option<String>, bad: &mut Vec<String>| {
+        s.as_deref()
+            .and_then(|s| match plan::parse_duration(plan::Field::Duration, s) {
+                Ok(d) if !d.is_zero() => Some(d.as_secs_f64()),
+                _ => {
+                    bad.push(format!("{flag}: '{s}' is not a duration (e.g. {flag} 5m)"));
+                    None
+                }
+            })
+    };
+    let visit_s = seconds("--visit", &a.visit, &mut bad);
+    let mut service_s = seconds("--service-time", &a.service_time, &mut bad);
+    let views = a.pageviews.as_deref().and_then(|s| {
+        let n = s.trim().trim_end_matches("/day");
+        match plan::parse_count(plan::Field::Requests, n) {
+            Ok(v) if v > 0 => Some(v as f64),
+            _ => {
+                bad.push(format!(
+                    "--pageviews: '{s}' is not a count of views a day (e.g. 1M)"
+                ));
+                None
+            }
+        }
+    });
+    let mut measured = a
+        .supports
+        .as_deref()
+        .map(|s| positive("--supports", s, &mut bad));
+    if let Some(path) = &a.result {
+        match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| report::json::read(&t).map_err(|e| e.to_string()))
+        {
+            Ok(r) => {
+                measured = Some(r.summary.rps);
+                if service_s.is_none() && r.summary.latency.count > 0 {
+                    service_s = Some(r.summary.latency.mean_us / 1e6);
+                }
+            }
+            Err(e) => bad.push(format!("--result {}: {e}", path.display())),
+        }
+    }
+    if views.is_none() && measured.is_none() && bad.is_empty() {
+        bad.push(
+            "give the traffic (--pageviews N) or a measured rate (--supports RATE, --result FILE)"
+                .into(),
+        );
+    }
+    if !bad.is_empty() {
+        return Err(Failure::usage(bad.join("\n")));
+    }
+    let traffic = Traffic {
+        views_per_day: views.unwrap_or(0.0),
+        share,
+        requests_per_view,
+        peak,
+        visit_s,
+        views_per_visit,
+    };
+    if let Some(rate) = measured {
+        println!("What {} req/s supports", num(rate));
+        let steps = capacity::supported(rate, &traffic, headroom);
+        print_steps(&steps, 1);
+        let views = steps.last().map_or(0.0, |s| s.value);
+        println!();
+        println!(
+            "  {} req/s supports about {} page views a day with {}% in reserve.",
+            num(rate),
+            num(views.round()),
+            num(headroom * 100.0)
+        );
+        if let Some(t) = service_s {
+            let p = capacity::pool(rate, t, 1.25);
+            print_steps(std::slice::from_ref(&p), steps.len() + 1);
+        }
+        return Ok(exit::OK);
+    }
+    println!(
+        "The rate to hold for {} page views a day",
+        num(traffic.views_per_day)
+    );
+    let steps = capacity::required(&traffic);
+    print_steps(&steps, 1);
+    let peak = steps
+        .iter()
+        .rev()
+        .find(|s| s.what.starts_with("peak"))
+        .map_or(0.0, |s| s.value);
+    let burst = steps
+        .iter()
+        .find(|s| s.what == "with burst headroom")
+        .map_or(0.0, |s| s.value);
+    if let Some(t) = service_s {
+        let p = capacity::pool(burst, t, 1.25);
+        print_steps(std::slice::from_ref(&p), steps.len() + 1);
+    }
+    println!();
+    println!(
+        "  The server must hold {} req/s at the peak ({} req/s with burst headroom):",
+        num(peak),
+        num(burst)
+    );
+    println!(
+        "  run `yace run URL --rate {} -d 60s` and check the latency there.",
+        burst.ceil()
+    );
+    Ok(exit::OK)
+}

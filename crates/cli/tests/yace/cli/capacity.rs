@@ -1,0 +1,70 @@
+//! `yace capacity`: seed 003's arithmetic, and back from a measured rate.
+
+use crate::cli::{stderr, stdout, yace};
+
+#[test]
+fn seed_003s_page_views_become_the_rate_to_hold() {
+    let out = yace()
+        .args([
+            "capacity",
+            "--pageviews",
+            "1M",
+            "--share",
+            "40%",
+            "--peak-factor",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // 1,000,000 / 86,400 = 11.57; × 2.5 = 28.94; × 3 = 86.81.
+    for want in [
+        "11.57 req/s",
+        "28.94 req/s",
+        "86.81 req/s",
+        "÷ 40% (× 2.5)",
+        "assumes:",
+    ] {
+        assert!(text.contains(want), "{want}: {text}");
+    }
+    assert!(text.contains("must hold 86.81 req/s at the peak"), "{text}");
+}
+
+#[test]
+fn a_measured_rate_is_read_backwards_with_a_pool_size() {
+    let out = yace()
+        .args(["capacity", "--supports", "420", "--peak", "80/20"])
+        .args(["--service-time", "120ms"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // 420 × 75% × 21,600 s = 6,804,000; 420 × 0.12 × 1.25 = 63 workers.
+    assert!(
+        text.contains("supports about 6,804,000 page views a day"),
+        "{text}"
+    );
+    assert!(text.contains("63 workers"), "{text}");
+}
+
+#[test]
+fn bad_capacity_inputs_are_reported_together() {
+    let out = yace()
+        .args([
+            "capacity",
+            "--pageviews",
+            "x",
+            "--share",
+            "140",
+            "--peak",
+            "90/10",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    for want in ["--pageviews: 'x'", "--share: '140'", "--peak: '90/10'"] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+}
