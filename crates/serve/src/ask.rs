@@ -20,6 +20,12 @@ pub(crate) enum Target {
     Root,
     Bytes(u64),
     Sleep(u64),
+    /// `/pool?ms=N&workers=K&queue=Q`: served by a pool of K workers.
+    Pool {
+        ms: u64,
+        workers: u64,
+        queue: u64,
+    },
     Session(u64),
     Vary {
         min: u64,
@@ -54,6 +60,12 @@ impl Target {
             "/sleep" => number(query, "ms", 0, MAX_SLEEP_MS)
                 .map(Target::Sleep)
                 .map_err(|()| (Route::Sleep, "ms must be a whole number up to 3600000\n")),
+            "/pool" => pool(query).map_err(|()| {
+                (
+                    Route::Pool,
+                    "ms <= 3600000, 1 <= workers <= 4096, queue <= 100000\n",
+                )
+            }),
             "/session" => number(query, "ms", 0, MAX_SLEEP_MS)
                 .map(Target::Session)
                 .map_err(|()| (Route::Session, "ms must be a whole number up to 3600000\n")),
@@ -106,6 +118,7 @@ impl Target {
             Target::Root => Route::Root,
             Target::Bytes(_) => Route::Bytes,
             Target::Sleep(_) => Route::Sleep,
+            Target::Pool { .. } => Route::Pool,
             Target::Session(_) => Route::Session,
             Target::Vary { .. } => Route::Vary,
             Target::Status(_) => Route::Status,
@@ -122,7 +135,10 @@ impl Target {
     /// Whether answering takes a wait (`/sleep`, `/session`), so that
     /// answers that are ready should not wait for it.
     pub(crate) fn waits(&self) -> bool {
-        matches!(self, Target::Sleep(_) | Target::Session(_))
+        matches!(
+            self,
+            Target::Sleep(_) | Target::Session(_) | Target::Pool { .. }
+        )
     }
 
     pub(crate) fn wants_session(&self) -> bool {
@@ -184,6 +200,17 @@ fn number(query: &str, key: &str, default: u64, max: u64) -> Result<u64, ()> {
         None => Ok(default),
         Some(v) => v.parse::<u64>().ok().filter(|n| *n <= max).ok_or(()),
     }
+}
+
+fn pool(query: &str) -> Result<Target, ()> {
+    let ms = number(query, "ms", 10, MAX_SLEEP_MS)?;
+    let workers = number(query, "workers", 4, crate::pool::MAX_WORKERS)?;
+    // php-fpm's listen.backlog default.
+    let queue = number(query, "queue", 511, crate::pool::MAX_QUEUE)?;
+    if workers == 0 {
+        return Err(());
+    }
+    Ok(Target::Pool { ms, workers, queue })
 }
 
 fn vary(query: &str) -> Result<Target, ()> {

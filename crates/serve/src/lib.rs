@@ -63,6 +63,7 @@
 //! | `/` | 200 `hello world\n` (`text/plain`). The hot path. |
 //! | `/bytes/N` | 200 with an N-byte body, N ≤ 1 GiB (400 beyond). |
 //! | `/sleep?ms=N` | waits N ms (default 0, at most one hour) without blocking a thread, then 200 `slept N ms\n`. |
+//! | `/pool?ms=N&workers=K&queue=Q` | a pool of K workers (default 4) serving N ms each (default 10), Q more queued (default 511), 503 beyond: a known capacity of K × 1000 / N req/s, like php-fpm's `pm.max_children`. |
 //! | `/session?ms=N` | PHP-style locked session. The session is the `YACESESSID` cookie; without one a new random id is made and sent in `Set-Cookie: YACESESSID=<id>; Path=/`. Requests of one session run one at a time, each holding the session's lock while it sleeps N ms (default 0), so two concurrent requests of one session take at least 2N ms. Body `session <id>\n`. |
 //! | `/vary?min=A&max=B` | 200 with a random body length in A..=B (default 1..=2048), like a dynamic page. |
 //! | `/status/N` | status N (200–599, else 400) with body `N <reason>\n`; 204 and 304 have no body. |
@@ -137,6 +138,7 @@ mod h1;
 mod http;
 mod http2;
 mod misbehave;
+mod pool;
 mod route;
 mod routes;
 mod session;
@@ -234,6 +236,7 @@ pub enum OnAccept {
 pub(crate) struct Shared {
     pub(crate) counters: stats::Counters,
     pub(crate) sessions: session::Sessions,
+    pub(crate) pools: pool::Pools,
     pub(crate) hostile: Hostile,
     /// `--tls`: connections are TLS, accepted with this.
     pub(crate) tls: Option<tokio_rustls::TlsAcceptor>,
@@ -292,6 +295,7 @@ impl Server {
         let shared = Arc::new(Shared {
             counters: stats::Counters::new(),
             sessions: Default::default(),
+            pools: Default::default(),
             hostile,
             tls: acceptor,
             h2_max_streams: config.h2_max_streams,

@@ -216,6 +216,7 @@ pub(crate) enum Route {
     Root,
     Bytes,
     Sleep,
+    Pool,
     Session,
     Vary,
     Status,
@@ -228,7 +229,7 @@ pub(crate) enum Route {
 }
 
 impl Route {
-    const PLAIN: [Route; 10] = [
+    const PLAIN: [Route; 11] = [
         Route::Root,
         Route::Bytes,
         Route::Sleep,
@@ -239,6 +240,7 @@ impl Route {
         Route::Close,
         Route::Echo,
         Route::Other,
+        Route::Pool,
     ];
     pub(crate) const COUNT: usize = Route::PLAIN.len() + Kind::COUNT;
 
@@ -255,6 +257,7 @@ impl Route {
             Route::Close => 7,
             Route::Echo => 8,
             Route::Other => 9,
+            Route::Pool => 10,
             Route::Bad(kind) => Route::PLAIN.len() + kind as usize,
         }
     }
@@ -271,6 +274,7 @@ impl Route {
             Route::Root => "/",
             Route::Bytes => "/bytes",
             Route::Sleep => "/sleep",
+            Route::Pool => "/pool",
             Route::Session => "/session",
             Route::Vary => "/vary",
             Route::Status => "/status",
@@ -288,4 +292,16 @@ pub(crate) fn param<'q>(query: &'q str, key: &str) -> Option<&'q str> {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         (k == key).then_some(v)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Route;
+
+    #[test]
+    fn every_route_is_at_its_own_index() {
+        for i in 0..Route::COUNT {
+            assert_eq!(Route::at(i).index(), i, "{}", Route::at(i).name());
+        }
+    }
 }

@@ -92,6 +92,18 @@ pub(crate) async fn reply<'a>(ask: Ask<'a>, shared: &Shared) -> Reply<'a> {
             let body = format!("slept {ms} ms\n").into_bytes();
             Reply::text(Route::Sleep, 200, Body::Owned(body))
         }
+        Target::Pool { ms, workers, queue } => match shared.pools.enter(workers, queue) {
+            Some(place) => {
+                place.serve(ms).await;
+                let body = format!("served by a pool of {workers} workers in {ms} ms\n");
+                Reply::text(Route::Pool, 200, Body::Owned(body.into_bytes()))
+            }
+            None => Reply::text(
+                Route::Pool,
+                503,
+                Body::Owned(format!("pool of {workers} full: {queue} queued\n").into_bytes()),
+            ),
+        },
         Target::Session(ms) => {
             let (id, fresh) = match ask.session {
                 Some(id) => (id.to_owned(), false),

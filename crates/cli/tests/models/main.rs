@@ -777,3 +777,24 @@ fn every_planned_request_is_accounted_for() {
         );
     }
 }
+
+/// `/pool?ms=N&workers=K`: a target whose capacity is known exactly
+/// (K × 1000 / N req/s), queueing up to `queue` more and refusing the rest
+/// with 503 — the stand-in for php-fpm's pm.max_children.
+#[test]
+fn a_pool_of_k_workers_serves_k_times_1000_over_n_per_second() {
+    let _g = serial();
+    let s = server();
+    // 2 workers × 1000 / 50 ms = 40 req/s, whatever the connections.
+    let url = format!("{}pool?ms=50&workers=2", s.url());
+    let (out, r) = run("pool", &[&url, "-c", "8", "-d", "2s", "-t", "1"]);
+    assert!(out.status.success());
+    let rps = f(&r, "summary.rps");
+    assert!((34.0..=44.0).contains(&rps), "{rps} req/s");
+    assert_eq!(n(&r, "summary.errors"), 0);
+    // One worker, room for two more: of eight at once, five are refused.
+    let url = format!("{}pool?ms=300&workers=1&queue=2", s.url());
+    let (_, r) = run("pool-full", &[&url, "-c", "8", "-n", "8", "-t", "1"]);
+    assert_eq!(r["statuses"]["200"], 3, "{}", r["statuses"]);
+    assert_eq!(r["statuses"]["503"], 5, "{}", r["statuses"]);
+}
