@@ -244,6 +244,11 @@ pub struct RunArgs {
     #[arg(long = "json", value_name = "FILE")]
     pub json: Option<PathBuf>,
 
+    /// Write a JUnit report for CI to FILE (thresholds, checks, validity;
+    /// as `yace report -F junit`).
+    #[arg(long = "junit", value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+
     /// No live progress line on stderr.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,

@@ -99,6 +99,17 @@ pub fn output_failure(flag: &str, path: &Path, e: ::run::Error) -> Failure {
     }
 }
 
+/// Writes the JUnit report (`--junit`) into the file created before the
+/// run, from the result as every output is (partial runs too).
+pub fn write_junit(result: &RunResult, out: Option<::run::Output>) -> Result<(), Failure> {
+    if let Some(out) = out {
+        let path = out.path().to_owned();
+        out.write_with(|w| report::junit::report(result, w))
+            .map_err(|e| output_failure("--junit", &path, e))?;
+    }
+    Ok(())
+}
+
 /// Writes the JSON result into the file created before the run.
 pub fn write_json(result: &RunResult, out: Option<::run::Output>) -> Result<(), Failure> {
     if let Some(out) = out {

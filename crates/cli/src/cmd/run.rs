@@ -47,6 +47,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         spelling: &RunFlags,
     })?;
     let json_out = driver::create_output("--json", a.json.as_deref())?;
+    let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
     let live = !a.quiet && std::io::stderr().is_terminal();
     let limit_s = prepared
         .plan
@@ -69,6 +70,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
     // A closed stdout (yace run | head) must not lose the JSON result.
     let _ = report::text::summary_with(&done.result, std::io::stdout().lock(), graphs(&a));
     driver::write_json(&done.result, json_out)?;
+    driver::write_junit(&done.result, junit_out)?;
     Ok(exit_code(&done))
 }
 
@@ -119,9 +121,11 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         spelling: &RunFlags,
     })?;
     let json_out = driver::create_output("--json", a.json.as_deref())?;
+    let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
     let done = driver::execute(prepared, |_| (), |_| {})?;
     let _ = report::text::summary_with(&done.result, std::io::stdout().lock(), graphs(&a));
     driver::write_json(&done.result, json_out)?;
+    driver::write_junit(&done.result, junit_out)?;
     Ok(exit_code(&done))
 }
 

@@ -96,6 +96,8 @@ fn a_breached_threshold_is_a_failed_junit_case() {
     let s = server();
     let url = format!("{}status/404", s.url());
     // No response comes back in under a microsecond: p99<1us is breached.
+    // The run writes its JUnit report itself too (--junit).
+    let at_run = temp_path("junit-at-run.xml");
     let (out, _) = run_json(
         "junit-breach",
         &[
@@ -108,6 +110,8 @@ fn a_breached_threshold_is_a_failed_junit_case() {
             "1",
             "--threshold",
             "p99<1us",
+            "--junit",
+            at_run.to_str().unwrap(),
         ],
     );
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
@@ -123,6 +127,8 @@ fn a_breached_threshold_is_a_failed_junit_case() {
     assert!(o.status.success(), "{}", stderr(&o));
     let xml = std::fs::read_to_string(&path).unwrap();
     assert!(xml.starts_with("<?xml"), "{xml}");
+    // The same report, written by the run or rendered from its result.
+    assert_eq!(std::fs::read_to_string(&at_run).unwrap(), xml);
     assert!(
         xml.contains(r#"name="thresholds""#) && xml.contains(r#"failures="1""#),
         "{xml}"
