@@ -197,20 +197,13 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 if t >= stop_at {
                     break;
                 }
-                if free > 0 {
+                let outcome = if free > 0 {
                     free -= 1;
-                    let s = Sample {
-                        outcome: Outcome::Cancelled,
-                        intended: t,
-                        start: now,
-                        end: now,
-                        ..Default::default()
-                    };
-                    self.sink.record(&s);
-                    self.advance();
+                    Outcome::Cancelled
                 } else {
-                    self.drop_due(t, now);
-                }
+                    Outcome::Dropped
+                };
+                self.unsent(outcome, t, now);
             }
         }
         self.cfg.schedule.remaining(self.next_j)
@@ -234,7 +227,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 if t.saturating_add(after) >= now {
                     break;
                 }
-                self.drop_due(t, now);
+                self.unsent(Outcome::Dropped, t, now);
             }
         }
         let mut budget = self.conns.len();
@@ -258,10 +251,11 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         }
     }
 
-    /// The request due at `t` is not sent: it is recorded as dropped.
-    fn drop_due(&mut self, t: u64, now: u64) {
+    /// The request due at `t` is not sent: it is recorded with `outcome`
+    /// (dropped, or cancelled at the end) and the schedule moves on.
+    fn unsent(&mut self, outcome: Outcome, t: u64, now: u64) {
         let s = Sample {
-            outcome: Outcome::Dropped,
+            outcome,
             intended: t,
             start: now,
             end: now,
