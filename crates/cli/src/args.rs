@@ -61,6 +61,12 @@ pub const RUN_EXAMPLES: &str = "Examples:
   # 5000 virtual users ramped up over 50 s, one request every 5 s each
   yace run URL -u 5000 --ramp-up 50s -d 150s --pacing 5s
   yace run URL -c 50 -d 30s --threshold 'p99<200ms' --threshold 'errors<1%'
+  # for CI: the thresholds and validity as JUnit, beside the JSON result
+  yace run URL -d 30s --threshold 'p99<200ms' --json r.json --junit junit.xml
+  # a server sending huge heads (many cookies): raise the response limits
+  yace run URL --max-head 1M --max-fields 10000
+  # the sparkline and latency histogram in a pipe too
+  yace run URL -d 30s --graphs | tee run.txt
   # a scenario file: validate it and print the resolved plan
   yace run -f journey.toml --dry-run
   # HTTPS, verified against a CA file, one handshake per request
