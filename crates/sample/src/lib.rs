@@ -277,6 +277,10 @@ pub trait Sink: Send {
     /// Called at least every 100 ms and at each whole second since the start,
     /// with the time since the start; lets per-second series roll over.
     fn tick(&mut self, _now: u64) {}
+    /// Called just before each [`tick`](Sink::tick) with the worker's
+    /// requests in flight and its thread's CPU time so far (ns), for the
+    /// per-second series' levels.
+    fn gauge(&mut self, _in_flight: usize, _cpu_ns: u64) {}
     /// The worker is done; `now` is its end time. Flush anything pending.
     fn finish(&mut self, _now: u64) {}
 }
@@ -299,6 +303,10 @@ impl<A: Sink, B: Sink> Sink for (A, B) {
     fn tick(&mut self, now: u64) {
         self.0.tick(now);
         self.1.tick(now);
+    }
+    fn gauge(&mut self, in_flight: usize, cpu_ns: u64) {
+        self.0.gauge(in_flight, cpu_ns);
+        self.1.gauge(in_flight, cpu_ns);
     }
     fn finish(&mut self, now: u64) {
         self.0.finish(now);
@@ -329,6 +337,11 @@ impl<S: Sink> Sink for Option<S> {
             x.tick(now);
         }
     }
+    fn gauge(&mut self, in_flight: usize, cpu_ns: u64) {
+        if let Some(x) = self {
+            x.gauge(in_flight, cpu_ns);
+        }
+    }
     fn finish(&mut self, now: u64) {
         if let Some(x) = self {
             x.finish(now);
@@ -349,6 +362,9 @@ impl<S: Sink + ?Sized> Sink for Box<S> {
     }
     fn tick(&mut self, now: u64) {
         (**self).tick(now);
+    }
+    fn gauge(&mut self, in_flight: usize, cpu_ns: u64) {
+        (**self).gauge(in_flight, cpu_ns);
     }
     fn finish(&mut self, now: u64) {
         (**self).finish(now);

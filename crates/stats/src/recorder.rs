@@ -279,6 +279,11 @@ pub struct Recorder {
     second: u64,
     cur: SecondAcc,
     series: Arc<Mutex<Series>>,
+    /// In-flight samples of the current second (sum, count), and the
+    /// thread's CPU time at the last gauge and at the second's start.
+    in_flight: (u64, u32),
+    cpu_now: u64,
+    cpu_mark: u64,
 }
 
 impl Recorder {
@@ -291,14 +296,31 @@ impl Recorder {
             tls: options.tls,
             worker,
             second: 0,
-            cur: SecondAcc::new(new_coarse_hist()),
+            cur: Self::second(options.scheduled),
             series,
+            in_flight: (0, 0),
+            cpu_now: 0,
+            cpu_mark: 0,
         }
+    }
+
+    fn second(scheduled: bool) -> SecondAcc {
+        let mut acc = SecondAcc::new(new_coarse_hist());
+        if scheduled {
+            acc.lag = Some(new_coarse_hist());
+        }
+        acc
     }
 
     /// Hands the current second to the series and moves on to `to_second`.
     fn roll(&mut self, to_second: u64) {
-        let acc = std::mem::replace(&mut self.cur, SecondAcc::new(new_coarse_hist()));
+        let mut acc = std::mem::replace(&mut self.cur, Self::second(self.scheduled));
+        let (sum, n) = std::mem::take(&mut self.in_flight);
+        if n > 0 {
+            acc.in_flight = sum as f64 / f64::from(n);
+        }
+        acc.cpu_ns = self.cpu_now.saturating_sub(self.cpu_mark);
+        self.cpu_mark = self.cpu_now;
         let mut series = self.series.lock().unwrap_or_else(|e| e.into_inner());
         series.submit(self.worker, self.second, acc, to_second);
         drop(series);
@@ -333,8 +355,12 @@ impl Sink for Recorder {
                 record_ns(&mut t.latency, total);
                 record_ns(&mut self.cur.hist, total);
                 if self.scheduled {
+                    let lag = s.start.saturating_sub(s.intended);
                     record_ns(&mut t.service, s.end.saturating_sub(s.start));
-                    record_ns(&mut t.lag, s.start.saturating_sub(s.intended));
+                    record_ns(&mut t.lag, lag);
+                    if let Some(l) = &mut self.cur.lag {
+                        record_ns(l, lag);
+                    }
                 }
                 let connect = if s.connected > 0 {
                     s.connected.saturating_sub(s.start)
@@ -358,10 +384,18 @@ impl Sink for Recorder {
                 t.body.record(s.body_len);
                 self.cur.responses += 1;
                 self.cur.non_2xx += u64::from(!(200..300).contains(&s.status));
+                let class = match s.status {
+                    200..=599 => usize::from(s.status / 100 - 1),
+                    _ => 0,
+                };
+                self.cur.classes[class] += 1;
             }
             Outcome::Cancelled => self.cur.cancelled += 1,
             Outcome::Dropped => self.cur.dropped += 1,
-            _ => self.cur.errors += 1,
+            o => {
+                self.cur.errors += 1;
+                self.cur.failed[o as usize] += 1;
+            }
         }
         if let Some(st) = t.steps.get_mut(s.step as usize) {
             st.outcomes[s.outcome as usize] += 1;
@@ -374,6 +408,17 @@ impl Sink for Recorder {
 
     fn connected(&mut self, nanos: u64) {
         record_ns(&mut self.totals.handshake, nanos);
+        self.cur.connects += 1;
+    }
+
+    fn gauge(&mut self, in_flight: usize, cpu_ns: u64) {
+        self.in_flight.0 += in_flight as u64;
+        self.in_flight.1 += 1;
+        if self.cpu_mark == 0 && self.cpu_now == 0 {
+            // The first gauge: the thread's CPU time before the run is not the run's.
+            self.cpu_mark = cpu_ns;
+        }
+        self.cpu_now = cpu_ns;
     }
 
     fn retried(&mut self) {

@@ -5,6 +5,7 @@
 
 use crate::hist::new_coarse_hist;
 use hdrhistogram::Histogram;
+use sample::Outcome;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -19,8 +20,20 @@ pub struct SecondAcc {
     pub non_2xx: u64,
     pub bytes_in: u64,
     pub bytes_out: u64,
+    /// Responses by status class: 1xx (and anything outside 1xx–5xx), 2xx … 5xx.
+    pub classes: [u64; 5],
+    /// Failed requests by outcome.
+    pub failed: [u64; Outcome::COUNT],
+    /// Connections established.
+    pub connects: u64,
+    /// Mean requests in flight over the second (summed over workers).
+    pub in_flight: f64,
+    /// CPU time the workers' threads used in the second.
+    pub cpu_ns: u64,
     /// Latency of complete responses, µs.
     pub hist: Histogram<u64>,
+    /// Open model and virtual users: schedule lag of the responses, µs.
+    pub lag: Option<Histogram<u64>>,
 }
 
 impl SecondAcc {
@@ -33,7 +46,13 @@ impl SecondAcc {
             non_2xx: 0,
             bytes_in: 0,
             bytes_out: 0,
+            classes: [0; 5],
+            failed: [0; Outcome::COUNT],
+            connects: 0,
+            in_flight: 0.0,
+            cpu_ns: 0,
             hist,
+            lag: None,
         }
     }
 
@@ -45,7 +64,22 @@ impl SecondAcc {
         self.non_2xx += o.non_2xx;
         self.bytes_in += o.bytes_in;
         self.bytes_out += o.bytes_out;
+        for (a, b) in self.classes.iter_mut().zip(o.classes) {
+            *a += b;
+        }
+        for (a, b) in self.failed.iter_mut().zip(o.failed) {
+            *a += b;
+        }
+        self.connects += o.connects;
+        self.in_flight += o.in_flight;
+        self.cpu_ns += o.cpu_ns;
         self.hist.add(&o.hist).expect("same configuration");
+        if let Some(l) = &o.lag {
+            match &mut self.lag {
+                Some(m) => m.add(l).expect("same configuration"),
+                None => self.lag = Some(l.clone()),
+            }
+        }
     }
 }
 
@@ -72,6 +106,38 @@ pub struct SecondRow {
     pub latency_p90_us: f64,
     pub latency_p99_us: f64,
     pub latency_max_us: f64,
+    /// Responses by status class (1xx counts anything outside 1xx–5xx).
+    /// Absent from results written before yace 0.2: zero.
+    #[serde(default)]
+    pub status_1xx: u64,
+    #[serde(default)]
+    pub status_2xx: u64,
+    #[serde(default)]
+    pub status_3xx: u64,
+    #[serde(default)]
+    pub status_4xx: u64,
+    #[serde(default)]
+    pub status_5xx: u64,
+    /// This second's failed requests by outcome (absent: none, or an older
+    /// result).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failures: BTreeMap<Outcome, u64>,
+    /// Connections established in this second.
+    #[serde(default)]
+    pub connects: u64,
+    /// Requests in flight, on average over the second (sampled every 100 ms).
+    #[serde(default)]
+    pub in_flight: f64,
+    /// The client's worker threads' CPU time in this second, in seconds
+    /// (1.0: one core busy throughout).
+    #[serde(default)]
+    pub client_cpu_s: f64,
+    /// Open model and virtual users: schedule lag of this second's
+    /// responses (how late their requests were sent), µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_p99_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_max_us: Option<f64>,
 }
 
 impl SecondRow {
@@ -99,6 +165,30 @@ impl SecondRow {
             latency_p90_us: q(0.9),
             latency_p99_us: q(0.99),
             latency_max_us: if h.is_empty() { 0.0 } else { h.max() as f64 },
+            status_1xx: a.classes[0],
+            status_2xx: a.classes[1],
+            status_3xx: a.classes[2],
+            status_4xx: a.classes[3],
+            status_5xx: a.classes[4],
+            failures: Outcome::ALL
+                .iter()
+                .filter(|&&o| a.failed[o as usize] > 0)
+                .map(|&o| (o, a.failed[o as usize]))
+                .collect(),
+            connects: a.connects,
+            in_flight: (a.in_flight * 100.0).round() / 100.0,
+            // To the microsecond: finer digits are noise.
+            client_cpu_s: (a.cpu_ns / 1000) as f64 / 1e6,
+            lag_p99_us: a
+                .lag
+                .as_ref()
+                .filter(|l| !l.is_empty())
+                .map(|l| l.value_at_quantile(0.99) as f64),
+            lag_max_us: a
+                .lag
+                .as_ref()
+                .filter(|l| !l.is_empty())
+                .map(|l| l.max() as f64),
         }
     }
 }
@@ -194,5 +284,50 @@ mod tests {
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[2].responses, 0);
         assert!((rows[2].length_s - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn levels_and_classes_add_up_across_workers() {
+        let mut s = Series::new(2);
+        let mut a = acc(3);
+        a.classes = [0, 2, 0, 1, 0];
+        a.failed[Outcome::Timeout as usize] = 2;
+        a.in_flight = 1.5;
+        a.cpu_ns = 250_000_000;
+        a.connects = 4;
+        a.lag = Some(new_coarse_hist());
+        a.lag.as_mut().unwrap().record(900).unwrap();
+        let mut b = acc(1);
+        b.classes = [0, 0, 0, 0, 1];
+        b.failed[Outcome::Timeout as usize] = 1;
+        b.failed[Outcome::Reset as usize] = 1;
+        b.in_flight = 2.25;
+        b.cpu_ns = 500_000_000;
+        s.submit(0, 0, a, 1);
+        s.submit(1, 0, b, 1);
+        let r = &s.rows()[0];
+        assert_eq!(
+            (r.status_2xx, r.status_4xx, r.status_5xx, r.connects),
+            (2, 1, 1, 4)
+        );
+        assert_eq!(r.failures[&Outcome::Timeout], 3);
+        assert_eq!(r.failures[&Outcome::Reset], 1);
+        assert_eq!(r.failures.len(), 2);
+        assert!((r.in_flight - 3.75).abs() < 1e-9);
+        assert!((r.client_cpu_s - 0.75).abs() < 1e-9);
+        // The coarse histogram keeps two significant digits.
+        assert!((r.lag_max_us.unwrap() - 900.0).abs() <= 9.0);
+        // A second nobody submitted has no lag figures at all.
+        assert_eq!(s.finish(2_000_000_000)[1].lag_p99_us, None);
+    }
+
+    #[test]
+    fn an_old_row_without_the_new_columns_still_reads() {
+        let old = r#"{"second":0,"length_s":1.0,"responses":5,"errors":0,"cancelled":0,
+            "dropped":0,"non_2xx":0,"bytes_in":1,"bytes_out":1,"latency_mean_us":1.0,
+            "latency_p50_us":1.0,"latency_p90_us":1.0,"latency_p99_us":1.0,"latency_max_us":1.0}"#;
+        let r: SecondRow = serde_json::from_str(old).unwrap();
+        assert_eq!((r.status_2xx, r.connects, r.lag_p99_us), (0, 0, None));
+        assert!(r.failures.is_empty());
     }
 }

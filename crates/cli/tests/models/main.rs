@@ -93,6 +93,56 @@ fn two_hundred_per_second_holds_each_second() {
     }
 }
 
+fn sum(r: &Value, column: &str) -> f64 {
+    r["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row[column].as_f64().unwrap_or(0.0))
+        .sum()
+}
+
+#[test]
+fn the_per_second_series_adds_up_to_what_the_server_saw() {
+    let _g = serial();
+    let s = server();
+    s.reset_stats();
+    let (out, r) = run(
+        "classes",
+        &[&format!("{}status/503", s.url()), "-n", "200", "-c", "2"],
+    );
+    assert!(out.status.code().is_some());
+    let seen = settled(&s);
+    assert_eq!(seen.by_status.get(&503), Some(&200), "{seen:?}");
+    assert_eq!(sum(&r, "status_5xx"), 200.0);
+    assert_eq!(sum(&r, "status_2xx"), 0.0);
+    // The server also saw the preflight's connection, which is not the load's.
+    assert_eq!(
+        sum(&r, "connects") as u64,
+        n(&r, "summary.connections_opened")
+    );
+    assert!((2..=seen.connections).contains(&n(&r, "summary.connections_opened")));
+
+    // Four connections each waiting 50 ms per request: four in flight.
+    let (out, r) = run(
+        "levels",
+        &[&format!("{}sleep?ms=50", s.url()), "-c", "4", "-d", "3s"],
+    );
+    assert!(out.status.success());
+    for row in r["series"].as_array().unwrap().iter().take(2) {
+        let in_flight = f(row, "in_flight");
+        assert!((3.0..=4.0).contains(&in_flight), "in flight {in_flight}");
+    }
+    // The client's CPU, second by second, adds up to its total.
+    let (by_second, total) = (sum(&r, "client_cpu_s"), f(&r, "client.cpu_s"));
+    assert!(
+        by_second <= total * 1.01 && by_second >= total * 0.5,
+        "{by_second} s by second, {total} s in all"
+    );
+    // Closed model: no schedule, so no lag column.
+    assert!(r["series"][0].get("lag_p99_us").is_none());
+}
+
 /// Stops the server process for `stall`, `after` into the run (wrk2's ^Z test).
 fn stall(child: &Child, after: Duration, stall: Duration) -> std::thread::JoinHandle<()> {
     let pid = child.id() as i32;
@@ -175,6 +225,15 @@ fn a_stall_shows_in_corrected_latency_not_in_service_time() {
     assert!(service_p90 < 20_000.0, "service p90 {service_p90} µs");
     assert!(f(&r, "summary.lag.max_us") > 400_000.0, "lag is shown");
     assert_eq!(n(&r, "summary.dropped"), 0);
+    // The per-second series puts the lag in the second of the stall.
+    let lag_max = |sec: usize| f(&r["series"][sec], "lag_max_us");
+    assert!(lag_max(0) < 100_000.0, "second 0: {}", lag_max(0));
+    assert!(
+        lag_max(1) > 400_000.0 || lag_max(2) > 400_000.0,
+        "the stall's seconds: {} {}",
+        lag_max(1),
+        lag_max(2)
+    );
 }
 
 #[test]
