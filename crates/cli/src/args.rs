@@ -11,7 +11,10 @@ pub const REPORT_EXAMPLES: &str = "Examples:
   yace report result.json -F markdown -o report.md
   yace report result.json -F csv > per-second.csv
   yace report result.json -F junit -o yace-junit.xml  # for CI
-  yace report before.json after.json        # side by side, differences in %";
+  yace report result.json -F html -o report.html       # charts, offline
+  yace report before.json after.json        # side by side, differences in %
+  yace report before.json after.json -F html -o compare.html  # overlaid
+  yace report report.html -F json           # the result a report embeds";
 
 /// What `yace report` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -27,12 +30,16 @@ pub enum ReportFormat {
     /// JUnit XML for CI: thresholds, scenario checks and the run's validity
     /// (interrupted, validity warnings) as test cases.
     Junit,
+    /// One self-contained page with charts, offline (several results:
+    /// overlaid); it embeds the results, so it can be read back.
+    Html,
 }
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A result written by `yace run --json FILE`; several (text or
-    /// Markdown) are compared side by side, each against the first.
+    /// A result written by `yace run --json FILE` (or an HTML report, which
+    /// embeds its results); several are compared side by side, each
+    /// against the first (text, Markdown, HTML).
     #[arg(required = true, num_args = 1..)]
     pub files: Vec<PathBuf>,
 
@@ -63,6 +70,7 @@ pub const RUN_EXAMPLES: &str = "Examples:
   yace run URL -c 50 -d 30s --threshold 'p99<200ms' --threshold 'errors<1%'
   # for CI: the thresholds and validity as JUnit, beside the JSON result
   yace run URL -d 30s --threshold 'p99<200ms' --json r.json --junit junit.xml
+  yace run URL -d 60s --html report.html     # charts, opens offline
   # a server sending huge heads (many cookies): raise the response limits
   yace run URL --max-head 1M --max-fields 10000
   # the sparkline and latency histogram in a pipe too
@@ -254,6 +262,11 @@ pub struct RunArgs {
     /// as `yace report -F junit`).
     #[arg(long = "junit", value_name = "FILE")]
     pub junit: Option<PathBuf>,
+
+    /// Write the HTML report to FILE: one page with charts that opens
+    /// offline (as `yace report -F html`; written on interruption too).
+    #[arg(long = "html", value_name = "FILE")]
+    pub html: Option<PathBuf>,
 
     /// No live progress line on stderr.
     #[arg(short = 'q', long = "quiet")]
@@ -553,6 +566,10 @@ pub struct AbArgs {
     /// Also write yace's JSON result (the yace.result.v1 contract).
     #[arg(long = "json", value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Also write yace's HTML report: one page with charts, offline (not
+    /// ab's -w, which prints ab's tables as HTML).
+    #[arg(long = "html", value_name = "FILE")]
+    pub html_file: Option<PathBuf>,
     /// Worker threads (default: one per CPU, at most -c).
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<usize>,

@@ -110,6 +110,36 @@ fn rows(runs: &[(String, RunResult)]) -> Vec<Row> {
     rows
 }
 
+/// The comparison as cells, for renderers other than text and Markdown:
+/// per row, its label and per run (value shown, change to the first).
+pub(crate) struct Table {
+    pub rows: Vec<TableRow>,
+    pub notes: Vec<String>,
+}
+
+pub(crate) struct TableRow {
+    pub label: &'static str,
+    pub cells: Vec<(String, String)>,
+}
+
+pub(crate) fn table(runs: &[(String, RunResult)]) -> Table {
+    Table {
+        rows: rows(runs)
+            .into_iter()
+            .map(|row| TableRow {
+                label: row.label,
+                cells: row
+                    .shown
+                    .into_iter()
+                    .zip(&row.values)
+                    .map(|(shown, v)| (shown, change(row.values[0], *v)))
+                    .collect(),
+            })
+            .collect(),
+        notes: caveats(runs),
+    }
+}
+
 /// The change from `base` to `v` in %, as shown: `+12.3%`, `−4.0%`, `±0%`.
 fn change(base: Option<f64>, v: Option<f64>) -> String {
     match (base, v) {

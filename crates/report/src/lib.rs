@@ -11,6 +11,7 @@ pub mod compare;
 pub mod csv;
 mod fmt;
 pub mod graphs;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;

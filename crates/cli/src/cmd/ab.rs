@@ -143,6 +143,7 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
     let csv_out = create_output("-e", a.csv.as_deref())?;
     let gnuplot_out = create_output("-g", a.gnuplot.as_deref())?;
     let json_out = create_output("--json", a.json.as_deref())?;
+    let html_out = create_output("--html", a.html_file.as_deref())?;
 
     let host = &prepared.plan.target.host;
     // Where ab writes: its banner and "Benchmarking" line on stdout, the
@@ -252,6 +253,7 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
             .map_err(|e| driver::output_failure("-e", &path, e))?;
     }
     driver::write_json(r, json_out)?;
+    driver::write_html(r, html_out)?;
     Ok(exit_code(&done))
 }
 

@@ -102,10 +102,24 @@ pub fn output_failure(flag: &str, path: &Path, e: ::run::Error) -> Failure {
 /// Writes the JUnit report (`--junit`) into the file created before the
 /// run, from the result as every output is (partial runs too).
 pub fn write_junit(result: &RunResult, out: Option<::run::Output>) -> Result<(), Failure> {
+    write_rendered("--junit", out, |w| report::junit::report(result, w))
+}
+
+/// Writes the HTML report (`--html`) into
+/// the file created before the run (partial runs too).
+pub fn write_html(result: &RunResult, out: Option<::run::Output>) -> Result<(), Failure> {
+    write_rendered("--html", out, |w| report::html::report(result, w))
+}
+
+fn write_rendered(
+    flag: &str,
+    out: Option<::run::Output>,
+    render: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
     if let Some(out) = out {
         let path = out.path().to_owned();
-        out.write_with(|w| report::junit::report(result, w))
-            .map_err(|e| output_failure("--junit", &path, e))?;
+        out.write_with(|w| render(w))
+            .map_err(|e| output_failure(flag, &path, e))?;
     }
     Ok(())
 }

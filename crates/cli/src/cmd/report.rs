@@ -5,55 +5,76 @@ use crate::args::{ReportArgs, ReportFormat};
 use crate::{exit, Failure};
 use std::path::Path;
 
-/// Reads one result file, or says what is wrong with it.
-fn read(file: &Path) -> Result<stats::RunResult, Failure> {
+/// Reads one result file (or the results an HTML report embeds), each
+/// labelled for a comparison; or says what is wrong with it.
+fn read(file: &Path) -> Result<Vec<(String, stats::RunResult)>, Failure> {
     let shown = file.display();
     let text = std::fs::read_to_string(file)
         .map_err(|e| Failure::usage(format!("{shown}: cannot read: {e}")))?;
-    report::json::read(&text).map_err(|e| {
+    if text.trim_start().starts_with('<') {
+        let runs = report::html::embed::read(&text).map_err(|e| {
+            Failure::usage(format!(
+                "{shown}: {e}\n(yace report reads a yace HTML report, or the file `yace run --json FILE` writes)"
+            ))
+        })?;
+        let many = runs.len() > 1;
+        return Ok(runs
+            .into_iter()
+            .enumerate()
+            .map(|(i, (label, r))| {
+                let label = match (many, label.is_empty()) {
+                    (false, _) => shown.to_string(),
+                    (true, false) => format!("{shown}: {label}"),
+                    (true, true) => format!("{shown} [{}]", i + 1),
+                };
+                (label, r)
+            })
+            .collect());
+    }
+    let r = report::json::read(&text).map_err(|e| {
         Failure::usage(format!(
             "{shown}: {e}\n(yace report reads the file `yace run --json FILE` writes)"
         ))
-    })
+    })?;
+    Ok(vec![(shown.to_string(), r)])
 }
 
 /// Renders the file(s); returns the exit code.
 pub fn run(a: ReportArgs) -> Result<u8, Failure> {
     let mut out: Vec<u8> = Vec::new();
-    let written = if let [file] = &a.files[..] {
-        let r = read(file)?;
+    let mut runs = Vec::with_capacity(a.files.len());
+    let mut bad = Vec::new();
+    for f in &a.files {
+        match read(f) {
+            Ok(rs) => runs.extend(rs),
+            Err(e) => bad.push(e.message),
+        }
+    }
+    if !bad.is_empty() {
+        return Err(Failure::usage(bad.join("\n")));
+    }
+    let written = if let [(_, r)] = &runs[..] {
         match a.format {
-            ReportFormat::Text => report::text::summary(&r, &mut out),
-            ReportFormat::Markdown => report::markdown::report(&r, &mut out),
-            ReportFormat::Csv => report::csv::series(&r, &mut out),
-            ReportFormat::Json => report::json::write(&r, &mut out),
-            ReportFormat::Junit => report::junit::report(&r, &mut out),
+            ReportFormat::Text => report::text::summary(r, &mut out),
+            ReportFormat::Markdown => report::markdown::report(r, &mut out),
+            ReportFormat::Csv => report::csv::series(r, &mut out),
+            ReportFormat::Json => report::json::write(r, &mut out),
+            ReportFormat::Junit => report::junit::report(r, &mut out),
+            ReportFormat::Html => report::html::page(&runs, &mut out),
         }
     } else {
-        if !matches!(a.format, ReportFormat::Text | ReportFormat::Markdown) {
-            return Err(Failure::usage(
-                format!(
-                    "-F/--format: several results are compared as text or markdown, not {:?} \
-                 (give one file for that format)",
-                    a.format
-                )
-                .to_lowercase(),
-            ));
-        }
-        let mut runs = Vec::with_capacity(a.files.len());
-        let mut bad = Vec::new();
-        for f in &a.files {
-            match read(f) {
-                Ok(r) => runs.push((f.display().to_string(), r)),
-                Err(e) => bad.push(e.message),
-            }
-        }
-        if !bad.is_empty() {
-            return Err(Failure::usage(bad.join("\n")));
-        }
         match a.format {
             ReportFormat::Markdown => report::compare::markdown(&runs, &mut out),
-            _ => report::compare::text(&runs, &mut out),
+            ReportFormat::Text => report::compare::text(&runs, &mut out),
+            ReportFormat::Html => report::html::page(&runs, &mut out),
+            f @ (ReportFormat::Csv | ReportFormat::Json | ReportFormat::Junit) => {
+                return Err(Failure::usage(format!(
+                    "-F/--format: {} results are compared as text, markdown or html, not {} \
+                     (give one result for that format)",
+                    runs.len(),
+                    format!("{f:?}").to_lowercase()
+                )));
+            }
         }
     };
     let shown = a

@@ -48,6 +48,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
     })?;
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
+    let html_out = driver::create_output("--html", a.html.as_deref())?;
     let live = !a.quiet && std::io::stderr().is_terminal();
     let limit_s = prepared
         .plan
@@ -71,6 +72,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
     let _ = report::text::summary_with(&done.result, std::io::stdout().lock(), graphs(&a));
     driver::write_json(&done.result, json_out)?;
     driver::write_junit(&done.result, junit_out)?;
+    driver::write_html(&done.result, html_out)?;
     Ok(exit_code(&done))
 }
 
@@ -122,10 +124,12 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
     })?;
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
+    let html_out = driver::create_output("--html", a.html.as_deref())?;
     let done = driver::execute(prepared, |_| (), |_| {})?;
     let _ = report::text::summary_with(&done.result, std::io::stdout().lock(), graphs(&a));
     driver::write_json(&done.result, json_out)?;
     driver::write_junit(&done.result, junit_out)?;
+    driver::write_html(&done.result, html_out)?;
     Ok(exit_code(&done))
 }
 

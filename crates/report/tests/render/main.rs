@@ -9,7 +9,19 @@
 use std::path::{Path, PathBuf};
 use yace_report::ab::{AbStyle, HtmlAttrs};
 
-const FIXTURES: [&str; 5] = ["closed", "open", "scenario", "http2", "shortfall"];
+const FIXTURES: [&str; 6] = [
+    "closed",
+    "open",
+    "scenario",
+    "http2",
+    "shortfall",
+    // Written with the per-second levels (status classes, failures,
+    // in-flight, client CPU, lag); the others predate them and must still
+    // render.
+    "levels",
+];
+
+mod html;
 
 /// `yace ab` without options: percentiles and the confidence table shown.
 const AB_DEFAULTS: AbStyle = AbStyle {
@@ -20,11 +32,11 @@ const AB_DEFAULTS: AbStyle = AbStyle {
     html: None,
 };
 
-fn here() -> PathBuf {
+pub(crate) fn here() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/render")
 }
 
-fn fixture(name: &str) -> stats::RunResult {
+pub(crate) fn fixture(name: &str) -> stats::RunResult {
     let path = here().join("fixtures").join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path).unwrap();
     yace_report::json::read(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -56,7 +68,7 @@ fn check(name: &str, got: &[u8]) -> Option<String> {
     ))
 }
 
-fn render(f: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> Vec<u8> {
+pub(crate) fn render(f: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> Vec<u8> {
     let mut out = Vec::new();
     f(&mut out).unwrap();
     out
@@ -81,6 +93,10 @@ fn every_renderer_matches_its_snapshot() {
             ),
             ("ab.csv", render(|w| yace_report::ab::csv(&r, w))),
             ("junit.xml", render(|w| yace_report::junit::report(&r, w))),
+            (
+                "html",
+                html::readable(&render(|w| yace_report::html::report(&r, w))),
+            ),
         ];
         for (ext, got) in outputs {
             wrong.extend(check(&format!("{name}.{ext}"), &got));
@@ -118,6 +134,10 @@ fn a_comparison_matches_its_snapshot() {
     wrong.extend(check(
         "compare.md",
         &render(|w| yace_report::compare::markdown(&runs, w)),
+    ));
+    wrong.extend(check(
+        "compare.html",
+        &html::readable(&render(|w| yace_report::html::page(&runs, w))),
     ));
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
     // Each figure against the first: open's 154.9/s to shortfall's 193.3/s.

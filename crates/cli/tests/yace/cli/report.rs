@@ -168,7 +168,7 @@ fn several_results_are_compared_side_by_side() {
     let o = report(&[a, b, "-F", "csv"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("compared as text or markdown"),
+        stderr(&o).contains("compared as text, markdown or html"),
         "{}",
         stderr(&o)
     );

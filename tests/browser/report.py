@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""The HTML report, looked at as a person would: real runs of yace against
+its embedded target write reports; headless Chromium opens each one and
+this script checks what a reader gets.
+
+For each page (a closed-model run, an open-model run, an interrupted run,
+an HTTP/2 run, a scenario run, and several runs overlaid): no console
+error, no network request but the page itself, every chart drawn (pixels
+that are not background in its canvas), the hover tooltip shows values,
+the "show data" tables hold rows, the log-scale toggle redraws, the page
+reads with scripts off, it prints on A4, and `yace report PAGE.html -F
+json` gives back the very result the run wrote. Screenshots land in the
+output folder, to be looked at.
+
+usage: tests/browser/report.py --yace target/debug/yace --out target/browser
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cdp  # noqa: E402
+
+FAILURES = []
+
+
+def check(cond, what):
+    if cond:
+        print("  ok   " + what)
+    else:
+        print("  FAIL " + what)
+        FAILURES.append(what)
+
+
+def run(yace, args, out, name, interrupt_after=None, env=None):
+    """One yace run writing NAME.json and NAME.html in OUT."""
+    j = os.path.join(out, name + ".json")
+    h = os.path.join(out, name + ".html")
+    cmd = [yace] + args + ["--json", j, "--html", h, "-q"]
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=e)
+    if interrupt_after is not None:
+        time.sleep(interrupt_after)
+        p.send_signal(signal.SIGINT)  # our own child, by its handle
+    try:
+        _, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+        raise
+    if not os.path.exists(h):
+        sys.exit("%s: no HTML written (exit %s): %s" % (name, p.returncode, err.decode()))
+    return j, h
+
+
+SCENARIO = """
+[load]
+users = 4
+think = "none"
+
+[[journey]]
+name = "visit"
+
+  [[journey.step]]
+  name = "home"
+  url = "/"
+  check = [{ status = 200 }]
+
+  [[journey.step]]
+  name = "session"
+  url = "/session?ms=1"
+  check = [{ status = 200 }, { body_contains = "session " }]
+"""
+
+PIXELS = """
+(() => {
+  const out = [];
+  for (const plot of document.querySelectorAll('.plot')) {
+    let ink = 0;
+    for (const c of plot.querySelectorAll('canvas')) {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 0; i < d.length; i += 4) {
+        const bg = d[i + 3] === 0 || (d[i] > 235 && d[i + 1] > 235 && d[i + 2] > 235);
+        if (!bg) ink++;
+      }
+    }
+    out.push([plot.dataset.chart, ink, plot.dataset.drawn === '1']);
+  }
+  return out;
+})()
+"""
+
+
+def look(browser, path, shots, name, expect_charts, full=False):
+    print("%s (%s)" % (name, os.path.basename(path)))
+    url = "file://" + os.path.abspath(path)
+    page = cdp.Page(browser)
+    page.goto(url)
+    browser.pump(0.3)
+    size = os.path.getsize(path)
+    check(size < 1_000_000, "page is %d KB (a short run: well under 1 MB)" % (size // 1024))
+
+    # No network: the only request is the page itself.
+    urls = [e["request"]["url"] for e in page.events("Network.requestWillBeSent")]
+    others = [u for u in urls if u != url]
+    check(urls and not others, "no request but the page itself %s" % (others[:3] or ""))
+
+    charts = page.eval("document.querySelectorAll('.plot').length")
+    drawn = page.eval("Number(document.documentElement.dataset.charts || 0)")
+    check(charts >= expect_charts, "%d charts on the page (expected at least %d)" % (charts, expect_charts))
+    check(drawn == charts, "script drew %d of %d charts" % (drawn, charts))
+    for chart, ink, ok in page.eval(PIXELS):
+        check(ok and ink > 400, "chart %s drawn: %d non-background pixels" % (chart, ink))
+
+    tables = page.eval(
+        "[...document.querySelectorAll('figure.chart')].map(f => f.querySelectorAll('details table tbody tr').length)"
+    )
+    check(tables and all(n > 0 for n in tables), "every chart has its data table (%s rows)" % tables)
+
+    # Hover: the tooltip shows exact values, and the other time charts follow.
+    box = page.eval(
+        "(() => { const o = document.querySelector('.plot .u-over');"
+        " o.scrollIntoView({block: 'center'}); const r = o.getBoundingClientRect();"
+        " return [r.left + r.width * 0.55, r.top + r.height / 2]; })()"
+    )
+    page.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box[0], "y": box[1]})
+    browser.pump(0.3)
+    tip = page.eval(
+        "(() => { const t = document.querySelector('.yace-tip');"
+        " return [getComputedStyle(t).display, t.innerText]; })()"
+    )
+    check(tip[0] == "block" and any(ch.isdigit() for ch in tip[1]),
+          "hover shows a tooltip: %r" % tip[1].replace("\n", " | ")[:90])
+    page.screenshot(os.path.join(shots, name + "-hover.png"), full=False)
+
+    # The log-scale toggle redraws without error.
+    toggled = page.eval(
+        "(() => { const b = document.querySelector('input[data-log]'); if (!b) return null;"
+        " b.click(); return document.querySelector('.plot[data-chart=\"' + b.dataset.log + '\"] canvas') !== null; })()"
+    )
+    if toggled is not None:
+        check(toggled, "log scale toggle redraws its chart")
+
+    page.screenshot(os.path.join(shots, name + ".png"), full=full)
+
+    errors = [e for e in page.events("Runtime.exceptionThrown")]
+    errors += [e for e in page.events("Runtime.consoleAPICalled") if e["type"] in ("error", "assert")]
+    errors += [e for e in page.events("Log.entryAdded") if e["entry"]["level"] == "error"]
+    check(not errors, "no console error %s" % (json.dumps(errors)[:300] if errors else ""))
+    page.close()
+
+
+def print_and_noscript(browser, path, shots):
+    print("print and scripts off (%s)" % os.path.basename(path))
+    url = "file://" + os.path.abspath(path)
+    page = cdp.Page(browser)
+    page.goto(url)
+    page.call("Emulation.setEmulatedMedia", {"media": "print"})
+    browser.pump(0.2)
+    page.eval("window.dispatchEvent(new Event('beforeprint'))")
+    # (Measured before the screenshot, which resizes the viewport.)
+    widths = page.eval("[...document.querySelectorAll('.plot .u-wrap')].map(c => c.getBoundingClientRect().width)")
+    check(widths and max(widths) <= 720, "charts fit the A4 width when printing (%dpx)" % max(widths or [0]))
+    page.screenshot(os.path.join(shots, "print.png"))
+    pdf = page.call(
+        "Page.printToPDF",
+        {"paperWidth": 8.27, "paperHeight": 11.69, "preferCSSPageSize": True, "printBackground": True},
+        timeout=60,
+    )["data"]
+    import base64
+
+    raw = base64.b64decode(pdf)
+    with open(os.path.join(shots, "report.pdf"), "wb") as f:
+        f.write(raw)
+    pages = raw.count(b"/Type /Page") - raw.count(b"/Type /Pages")
+    check(raw.startswith(b"%PDF") and pages >= 2, "prints as a %d-page A4 PDF" % pages)
+    page.close()
+
+    page = cdp.Page(browser)
+    page.call("Emulation.setScriptExecutionDisabled", {"value": True})
+    page.goto(url)
+    facts = page.eval(
+        "[document.querySelectorAll('.headline .card').length,"
+        " document.querySelectorAll('figure.chart details table').length,"
+        " document.querySelector('.verdict .head').innerText,"
+        " document.documentElement.dataset.charts || null]"
+    )
+    check(facts[0] >= 9 and facts[1] >= 5 and facts[2] and facts[3] is None,
+          "with scripts off: %d headline figures, %d data tables, verdict %r" % tuple(facts[:3]))
+    page.screenshot(os.path.join(shots, "noscript.png"), full=False)
+    page.close()
+
+
+def read_back(yace, html, json_path):
+    got = subprocess.run([yace, "report", html, "-F", "json"], capture_output=True, check=True).stdout
+    want = subprocess.run([yace, "report", json_path, "-F", "json"], capture_output=True, check=True).stdout
+    check(got == want, "yace report %s -F json gives back the run's result" % os.path.basename(html))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--yace", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--scenario-dir", default=None)
+    a = ap.parse_args()
+    out = os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    yace = os.path.abspath(a.yace)
+
+    print("runs (against the embedded target)")
+    single = run(yace, ["run", "-c", "8", "-d", "3s"], out, "closed")
+    opened = run(yace, ["run", "--rate", "400", "-d", "3s"], out, "open")
+    stopped = run(yace, ["run", "-c", "4", "-d", "30s"], out, "interrupted", interrupt_after=2.5)
+    h2 = run(yace, ["run", "--http2", "-c", "2", "--streams", "8", "-d", "2s"], out, "http2")
+    plan = os.path.join(out, "visit.toml")
+    with open(plan, "w") as f:
+        f.write(SCENARIO)
+    scen = run(yace, ["run", "-f", plan, "-d", "2s"], out, "scenario")
+    several = os.path.join(out, "several.html")
+    subprocess.run(
+        [yace, "report", single[0], opened[0], h2[0], "-F", "html", "-o", several], check=True
+    )
+    interrupted = json.load(open(stopped[0]))
+    check(interrupted["end"]["partial"], "the interrupted run's result is marked partial")
+    check("Partial result" in open(stopped[1]).read(), "its page says so at the top")
+
+    browser = cdp.Browser()
+    try:
+        look(browser, single[1], out, "closed", 7, full=True)
+        look(browser, opened[1], out, "open", 7, full=True)
+        look(browser, stopped[1], out, "interrupted", 7)
+        look(browser, h2[1], out, "http2", 7)
+        look(browser, scen[1], out, "scenario", 7)
+        look(browser, several, out, "several", 6, full=True)
+        print_and_noscript(browser, single[1], out)
+    finally:
+        browser.close()
+
+    print("read back")
+    for j, h in (single, opened, stopped, h2, scen):
+        read_back(yace, h, j)
+    back = subprocess.run([yace, "report", several], capture_output=True, check=True).stdout.decode()
+    check("Comparing 3 runs" in back, "a page of several runs reads back as several")
+
+    if FAILURES:
+        print("\n%d check(s) failed:\n  %s" % (len(FAILURES), "\n  ".join(FAILURES)))
+        sys.exit(1)
+    print("\nall browser checks passed; screenshots in %s" % out)
+
+
+if __name__ == "__main__":
+    main()
