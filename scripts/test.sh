@@ -12,7 +12,8 @@
 #   scripts/test.sh --quick   for contributors: format, lints, docs and every
 #                             test except the real Apache/nginx/php-fpm stacks;
 #                             no fuzzing, no benchmark. A few minutes warm;
-#                             needs nginx (the TLS tests' peer), ab and xmllint.
+#                             needs nginx (the TLS tests' peer), ab, xmllint
+#                             and chromium (the HTML report's browser checks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,6 +47,10 @@ command -v ab >/dev/null 2>&1 || need+=(apache2-utils)
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 # h2load: the HTTP/2 peer in the benchmark.
 command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
+# chromium: the HTML report is opened and looked at headless
+# (tests/browser/report.py); a font so its text renders.
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -75,16 +80,27 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 log "docs (cargo doc, warnings denied: broken intra-doc links fail)"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
+# The HTML report in a browser: real runs, real pages, headless Chromium;
+# screenshots to look at in target/browser/. The vendored chart library
+# must be the one its README names.
+browser_checks() {
+    log "HTML report in headless Chromium (tests/browser/report.py; screenshots in target/browser/)"
+    (cd crates/report/assets/uplot && sha256sum --quiet -c SHA256SUMS)
+    python3 tests/browser/report.py --yace target/debug/yace --out target/browser
+}
+
 if [[ $QUICK == 1 ]]; then
     log "tests (quick: all but the real stacks; CI runs those too)"
     cargo test --workspace --exclude yace --locked
     cargo test -p yace --locked --bin yace --test yace --test models
+    browser_checks
     log "quick gates passed (the full gate, CI's: scripts/test.sh)"
     exit 0
 fi
 
 log "tests"
 cargo test --workspace --locked
+browser_checks
 
 log "fuzz smoke test (fuzz/run.sh 10: every fuzz target builds and runs 10 s)"
 # cargo-fuzz needs nightly; the first run installs it (~2 min) and builds

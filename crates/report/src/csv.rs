@@ -16,7 +16,7 @@ pub fn series(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         writeln!(
             w,
             // length_s to the millisecond: a float's full digits are noise.
-            "{},{:.3},{},{},{},{},{},{},{},{:.1},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{},{:.2},{:.6},{},{}",
+            "{},{:.3},{},{},{},{},{},{},{},{:.1},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{},{:.2},{:.3},{},{}",
             s.second,
             s.length_s,
             s.responses,

@@ -182,10 +182,11 @@ fn post_file_with_content_type() {
 }
 
 #[test]
-fn csv_and_gnuplot_files_in_abs_formats() {
+fn csv_gnuplot_and_html_files() {
     let s = server();
     let csv = crate::cli::temp_path("ab.csv");
     let gp = crate::cli::temp_path("ab.tsv");
+    let html = crate::cli::temp_path("ab.html");
     let out = ab(&[
         "-n",
         "200",
@@ -196,9 +197,15 @@ fn csv_and_gnuplot_files_in_abs_formats() {
         csv.to_str().unwrap(),
         "-g",
         gp.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
         &s.url(),
     ]);
     assert!(out.status.success());
+    // --html: yace's own report beside ab's (ab's layout stays on stdout).
+    assert!(stdout(&out).contains("Complete requests:"));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<div class=\"v\">200</div><div class=\"k\">responses</div>"));
     let c = std::fs::read_to_string(&csv).unwrap();
     let lines: Vec<&str> = c.lines().collect();
     assert_eq!(lines[0], "Percentage served,Time in ms");

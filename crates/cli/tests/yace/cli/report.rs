@@ -62,6 +62,23 @@ fn a_saved_result_renders_as_text_markdown_csv_and_json() {
     let o = report(&[file, "-F", "json"]);
     let again: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(again, r);
+
+    // HTML: one page, which holds the result and reads back as it.
+    let page = temp_path("report.html");
+    let page = page.to_str().unwrap();
+    let o = report(&[file, "-F", "html", "-o", page]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("<td>1,234</td>"), "the figures table");
+    let o = report(&[page, "-F", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let back: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(back, r);
+    // And it compares with a JSON result like any result.
+    let o = report(&[page, file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("Comparing 2 runs"));
 }
 
 #[test]
@@ -89,6 +106,13 @@ fn a_file_that_is_not_a_result_is_a_usage_error() {
     let o = report(&[bad.to_str().unwrap(), "-F", "markdown"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not JSON"), "{}", stderr(&o));
+    // An HTML page that is not a yace report.
+    std::fs::write(&bad, "<!DOCTYPE html><html><body>hi</body></html>").unwrap();
+    let o = report(&[bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("holds no yace result"), "{e}");
+    assert!(e.contains("yace HTML report"), "{e}");
 }
 
 #[test]

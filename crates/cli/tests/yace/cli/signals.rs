@@ -6,9 +6,12 @@ use std::time::{Duration, Instant};
 fn interrupt(sig: i32, want_code: i32, want_reason: &str) {
     let s = crate::cli::server();
     let path = crate::cli::temp_path(&format!("sig{sig}.json"));
+    let html = crate::cli::temp_path(&format!("sig{sig}.html"));
     let child = crate::cli::yace()
         .args(["run", &s.url(), "-c", "8", "-d", "60s", "-q", "--json"])
         .arg(&path)
+        .arg("--html")
+        .arg(&html)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -29,6 +32,22 @@ fn interrupt(sig: i32, want_code: i32, want_reason: &str) {
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(r["end"]["reason"], want_reason);
     assert_eq!(r["end"]["partial"], true);
+    // The HTML report is written too, says so at the top, and holds the
+    // same partial result.
+    let page = std::fs::read_to_string(&html).unwrap();
+    let verdict = &page[page.find("class=\"verdict").unwrap()..];
+    assert!(
+        verdict[..400].contains("partial result"),
+        "{}",
+        &verdict[..400]
+    );
+    let back = crate::cli::yace()
+        .args(["report", "-F", "json"])
+        .arg(&html)
+        .output()
+        .unwrap();
+    let back: serde_json::Value = serde_json::from_slice(&back.stdout).unwrap();
+    assert_eq!(back, r);
     let responses = crate::cli::u(&r, "summary.responses");
     assert!(responses > 100, "responses {responses}");
     assert_eq!(crate::cli::u(&r, "summary.errors"), 0);
