@@ -206,4 +206,6 @@
   window.addEventListener("beforeprint", function () { fit(680); });
   window.addEventListener("afterprint", function () { fit(); });
   document.documentElement.dataset.charts = String(plots.length);
+  // When the page became interactive (read by bench/report/run.sh).
+  window.yaceDrawnMs = performance.now();
 })();

@@ -12,11 +12,16 @@ pub fn write(r: &RunResult, mut w: impl Write) -> io::Result<()> {
 
 /// Reads a result written by [`write()`], checking its schema tag.
 pub fn read(text: &str) -> Result<RunResult, String> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    match v.get("schema").and_then(|s| s.as_str()) {
+    /// Only the tag, read first (the rest is skipped, not built).
+    #[derive(serde::Deserialize)]
+    struct Tag {
+        schema: Option<serde_json::Value>,
+    }
+    let tag: Tag = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    match tag.schema.as_ref().and_then(|s| s.as_str()) {
         Some(stats::SCHEMA) => {}
         Some(other) => return Err(format!("schema '{other}' is not '{}'", stats::SCHEMA)),
         None => return Err("not a yace result (no \"schema\" field)".into()),
     }
-    serde_json::from_value(v).map_err(|e| format!("does not match {}: {e}", stats::SCHEMA))
+    serde_json::from_str(text).map_err(|e| format!("does not match {}: {e}", stats::SCHEMA))
 }

@@ -264,8 +264,10 @@ pub(crate) fn encode(r: &RunResult) -> String {
         "series": columns.into_json(),
     });
     // Whole, then compressed: the compressor is slow with many tiny writes.
+    // Level 4: a 24-hour page is 10% larger than at the default level, and
+    // rendered in a third of the time.
     let text = serde_json::to_vec(&doc).expect("a result serializes");
-    let mut gz = GzEncoder::new(Vec::with_capacity(text.len() / 4), Compression::default());
+    let mut gz = GzEncoder::new(Vec::with_capacity(text.len() / 4), Compression::new(4));
     gz.write_all(&text).expect("writing to memory");
     let bytes = gz.finish().expect("writing to memory");
     base64::engine::general_purpose::STANDARD.encode(bytes)
@@ -273,7 +275,17 @@ pub(crate) fn encode(r: &RunResult) -> String {
 
 /// A column of whole numbers in steps of one size (the seconds: 0, 1, 2,
 /// …) as `{"from": a, "step": d}`; any other column as it is.
-fn squeeze(col: Vec<Value>) -> Value {
+fn squeeze(mut col: Vec<Value>) -> Value {
+    // Whole floats as integers (6911.0 as 6911): they read back as the
+    // same f64, in fewer characters.
+    for v in &mut col {
+        if let Some(f) = v
+            .as_f64()
+            .filter(|f| v.is_f64() && f.fract() == 0.0 && f.abs() < 9e15)
+        {
+            *v = Value::from(f as i64);
+        }
+    }
     let ints: Option<Vec<i64>> = col.iter().map(Value::as_i64).collect();
     if let Some(v) = ints.filter(|v| v.len() >= 2) {
         let step = v[1].wrapping_sub(v[0]);
