@@ -191,7 +191,7 @@ def print_and_noscript(browser, path, shots):
         " document.querySelector('.verdict .head').innerText,"
         " document.documentElement.dataset.charts || null]"
     )
-    check(facts[0] >= 9 and facts[1] >= 5 and facts[2] and facts[3] is None,
+    check(facts[0] >= 10 and facts[1] >= 5 and facts[2] and facts[3] is None,
           "with scripts off: %d headline figures, %d data tables, verdict %r" % tuple(facts[:3]))
     page.screenshot(os.path.join(shots, "noscript.png"), full=False)
     page.close()

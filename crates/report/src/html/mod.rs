@@ -264,6 +264,14 @@ fn verdict(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
             s.errors as f64 * 100.0 / s.requests.max(1) as f64
         ));
     }
+    if s.non_2xx > 0 {
+        issues.push(format!(
+            "<strong>{} of {} responses were not 2xx</strong> ({:.2}%): see the status codes below.",
+            count(s.non_2xx),
+            count(s.responses),
+            s.non_2xx as f64 * 100.0 / s.responses.max(1) as f64
+        ));
+    }
     if failed_checks > 0 {
         issues.push(format!(
             "<strong>{failed_checks} check{} failed</strong>: see Checks below.",
@@ -282,7 +290,7 @@ fn verdict(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
                 if r.thresholds.len() == 1 { "" } else { "s" }
             ),
         )
-    } else if r.end.partial || failed_checks > 0 || s.errors > 0 {
+    } else if r.end.partial || failed_checks > 0 || s.errors > 0 || s.non_2xx > 0 {
         (
             "warn",
             if r.thresholds.is_empty() {
@@ -347,6 +355,14 @@ fn headline(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
                 "{} ({:.2}%)",
                 count(s.errors),
                 s.errors as f64 * 100.0 / s.requests.max(1) as f64
+            ),
+        ),
+        (
+            "non-2xx",
+            format!(
+                "{} ({:.2}%)",
+                count(s.non_2xx),
+                s.non_2xx as f64 * 100.0 / s.responses.max(1) as f64
             ),
         ),
         ("p50", at(50.0)),
