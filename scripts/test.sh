@@ -48,9 +48,11 @@ command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 # h2load: the HTTP/2 peer in the benchmark.
 command -v h2load >/dev/null 2>&1 || need+=(nghttp2-client)
 # chromium: the HTML report is opened and looked at headless
-# (tests/browser/report.py); a font so its text renders.
+# (tests/browser/report.py); fonts so its text renders.
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
+# A Chinese font: the --lang zh report is looked at too.
+[ -e /usr/share/fonts/truetype/wqy/wqy-zenhei.ttc ] || need+=(fonts-wqy-zenhei)
 if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

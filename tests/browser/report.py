@@ -4,7 +4,8 @@ its embedded target write reports; headless Chromium opens each one and
 this script checks what a reader gets.
 
 For each page (a closed-model run, an open-model run, an interrupted run,
-an HTTP/2 run, a scenario run, and several runs overlaid): no console
+an HTTP/2 run, a scenario run, several runs overlaid, and a run reported
+in Chinese with --lang zh): no console
 error, no network request but the page itself, every chart drawn (pixels
 that are not background in its canvas), the hover tooltip shows values,
 the "show data" tables hold rows, the log-scale toggle redraws, the page
@@ -197,6 +198,21 @@ def print_and_noscript(browser, path, shots):
     page.close()
 
 
+def chinese(browser, path):
+    """A --lang zh page reads in Chinese, in the page and in the tooltip."""
+    page = cdp.Page(browser)
+    page.goto("file://" + os.path.abspath(path))
+    facts = page.eval(
+        "[document.documentElement.lang, document.querySelector('.verdict .head').innerText,"
+        " document.querySelector('figure.chart h3').innerText,"
+        " [...document.querySelectorAll('.u-legend .u-label')].map(e => e.innerText).join(' ')]"
+    )
+    check(facts[0] == "zh-CN" and facts[1].startswith("已完成") and facts[2] == "每秒响应数",
+          "the Chinese page says %r, %r" % (facts[1], facts[2]))
+    check("响应/秒" in facts[3], "its legends are Chinese: %r" % facts[3][:60])
+    page.close()
+
+
 def read_back(yace, html, json_path):
     got = subprocess.run([yace, "report", html, "-F", "json"], capture_output=True, check=True).stdout
     want = subprocess.run([yace, "report", json_path, "-F", "json"], capture_output=True, check=True).stdout
@@ -222,6 +238,7 @@ def main():
     with open(plan, "w") as f:
         f.write(SCENARIO)
     scen = run(yace, ["run", "-f", plan, "-d", "2s"], out, "scenario")
+    zh = run(yace, ["run", "--rate", "300", "-d", "3s", "--lang", "zh"], out, "zh")
     several = os.path.join(out, "several.html")
     subprocess.run(
         [yace, "report", single[0], opened[0], h2[0], "-F", "html", "-o", several], check=True
@@ -238,12 +255,14 @@ def main():
         look(browser, h2[1], out, "http2", 7)
         look(browser, scen[1], out, "scenario", 7)
         look(browser, several, out, "several", 6, full=True)
+        look(browser, zh[1], out, "zh", 7, full=True)
+        chinese(browser, zh[1])
         print_and_noscript(browser, single[1], out)
     finally:
         browser.close()
 
     print("read back")
-    for j, h in (single, opened, stopped, h2, scen):
+    for j, h in (single, opened, stopped, h2, scen, zh):
         read_back(yace, h, j)
     back = subprocess.run([yace, "report", several], capture_output=True, check=True).stdout.decode()
     check("Comparing 3 runs" in back, "a page of several runs reads back as several")

@@ -14,7 +14,17 @@ pub const REPORT_EXAMPLES: &str = "Examples:
   yace report result.json -F html -o report.html       # charts, offline
   yace report before.json after.json        # side by side, differences in %
   yace report before.json after.json -F html -o compare.html  # overlaid
-  yace report report.html -F json           # the result a report embeds";
+  yace report report.html -F json           # the result a report embeds
+  yace report result.json --lang zh         # 中文 (or YACE_LANG=zh, or a zh_* locale)";
+
+/// The language of the summary, Markdown and HTML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LangArg {
+    /// English (the default).
+    En,
+    /// Chinese (简体中文).
+    Zh,
+}
 
 /// What `yace report` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -50,6 +60,11 @@ pub struct ReportArgs {
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// Language of the text, Markdown and HTML reports (default: YACE_LANG,
+    /// else the locale, e.g. LANG=zh_CN.UTF-8, else English).
+    #[arg(long = "lang", value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 }
 
 pub const RUN_EXAMPLES: &str = "Examples:
@@ -281,6 +296,11 @@ pub struct RunArgs {
     /// terminal).
     #[arg(long = "no-graphs")]
     pub no_graphs: bool,
+
+    /// Language of the summary and of --html (default: YACE_LANG, else the
+    /// locale, e.g. LANG=zh_CN.UTF-8, else English).
+    #[arg(long = "lang", value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 
     /// Print the resolved plan as JSON and exit without sending anything.
     #[arg(long = "dry-run")]

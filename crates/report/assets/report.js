@@ -5,6 +5,8 @@
   var holder = document.getElementById("yace-charts");
   if (!holder || typeof uPlot === "undefined") return;
   var doc = JSON.parse(holder.textContent);
+  var words = doc.words || {};
+  function word(k, en) { return words[k] || en; }
 
   function num(v, digits) {
     return v.toLocaleString("en-US", { maximumFractionDigits: digits });
@@ -20,7 +22,7 @@
     switch (unit) {
       case "us": return dur(v);
       case "per_s": return num(v, v < 10 ? 2 : 1) + "/s";
-      case "cores": return num(v, 3) + " cores";
+      case "cores": return num(v, 3) + " " + word("cores", "cores");
       case "pct": return num(v, 3) + "%";
       default: return num(v, 2);
     }
@@ -48,7 +50,7 @@
   function xfmt(kind, v) {
     if (kind === "time") return clock(v);
     if (kind === "spectrum") return "p" + pct(v).replace("%", "");
-    return "from " + dur(v);
+    return word("from", "latency from") + " " + dur(v);
   }
 
   // One tooltip, moved to whichever chart the cursor is on.
@@ -95,7 +97,7 @@
 
   function build(chart, el, log) {
     var data = [chart.x];
-    var series = [{ label: chart.kind === "time" ? "time" : chart.kind === "spectrum" ? "percentile" : "latency",
+    var series = [{ label: chart.kind === "time" ? word("time", "time") : chart.kind === "spectrum" ? word("percentile", "percentile") : word("latency", "latency"),
       value: function (u, v) { return v == null ? "—" : xfmt(chart.kind, v); } }];
     var bands = [];
     var units = ["", ""];
@@ -109,10 +111,10 @@
       if (s.lo && s.hi) {
         var hiIdx = data.length;
         data.push(s.hi);
-        series.push({ label: s.label + " (fastest second)", scale: scale, stroke: s.color + "55", width: 0.5,
+        series.push({ label: s.label + " (" + word("fastest", "fastest second") + ")", scale: scale, stroke: s.color + "55", width: 0.5,
           points: { show: false }, value: function (u, v) { return fmt(unit, v); } });
         data.push(s.lo);
-        series.push({ label: s.label + " (slowest second)", scale: scale, stroke: s.color + "55", width: 0.5,
+        series.push({ label: s.label + " (" + word("slowest", "slowest second") + ")", scale: scale, stroke: s.color + "55", width: 0.5,
           points: { show: false }, value: function (u, v) { return fmt(unit, v); } });
         bands.push({ series: [hiIdx, hiIdx + 1], fill: s.color + "22" });
       }

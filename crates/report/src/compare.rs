@@ -3,8 +3,9 @@
 //! difference; whether it is real needs repetitions (the lab's job), and
 //! the table says so.
 
-use crate::fmt::{bytes, count, duration_us};
-use crate::text::model;
+use crate::fmt::{bytes, count, duration_us, width};
+use crate::lang::{tr, trf, Lang};
+use crate::text::model_in;
 use stats::RunResult;
 use std::io::{self, Write};
 
@@ -122,12 +123,12 @@ pub(crate) struct TableRow {
     pub cells: Vec<(String, String)>,
 }
 
-pub(crate) fn table(runs: &[(String, RunResult)]) -> Table {
+pub(crate) fn table_in(runs: &[(String, RunResult)], lang: Lang) -> Table {
     Table {
         rows: rows(runs)
             .into_iter()
             .map(|row| TableRow {
-                label: row.label,
+                label: tr(lang, row.label),
                 cells: row
                     .shown
                     .into_iter()
@@ -136,7 +137,7 @@ pub(crate) fn table(runs: &[(String, RunResult)]) -> Table {
                     .collect(),
             })
             .collect(),
-        notes: caveats(runs),
+        notes: caveats(runs, lang),
     }
 }
 
@@ -157,39 +158,69 @@ fn change(base: Option<f64>, v: Option<f64>) -> String {
 }
 
 /// What a reader must know before reading the differences.
-fn caveats(runs: &[(String, RunResult)]) -> Vec<String> {
-    let mut out = vec![
-        "a comparison of single runs cannot tell whether a difference is real: repeat each \
-         run and compare the spread (the lab, to come, does this with statistics)"
-            .to_string(),
-    ];
-    let models: Vec<String> = runs.iter().map(|(_, r)| model(r)).collect();
+fn caveats(runs: &[(String, RunResult)], lang: Lang) -> Vec<String> {
+    let mut out = vec![tr(
+        lang,
+        "a comparison of single runs cannot tell whether a difference is real: repeat each run and compare the spread (the lab, to come, does this with statistics)",
+    )
+    .to_string()];
+    let models: Vec<String> = runs.iter().map(|(_, r)| model_in(r, lang)).collect();
     if models.iter().any(|m| *m != models[0]) {
-        out.push("the runs used different load models or settings (see each run's model)".into());
+        out.push(
+            tr(
+                lang,
+                "the runs used different load models or settings (see each run's model)",
+            )
+            .into(),
+        );
     }
     for (name, r) in runs {
         if r.end.partial {
-            out.push(format!("{name} is a partial result (interrupted)"));
+            out.push(trf(lang, "{} is a partial result (interrupted)", &[name]));
         }
         if !r.warnings.is_empty() {
-            out.push(format!(
-                "{name} has {} validity warning{}: see its own report",
-                r.warnings.len(),
-                if r.warnings.len() == 1 { "" } else { "s" }
-            ));
+            let n = r.warnings.len();
+            let text = trf(
+                lang,
+                "{} has {} validity warning(s): see its own report",
+                &[name, &n],
+            );
+            out.push(if lang == Lang::En {
+                text.replace("warning(s)", if n == 1 { "warning" } else { "warnings" })
+            } else {
+                text
+            });
         }
     }
     out
 }
 
+/// `s` padded with spaces to `w` terminal columns.
+fn pad(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
+}
+
 /// The comparison as a terminal table.
-pub fn text(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<()> {
+pub fn text(runs: &[(String, RunResult)], w: impl Write) -> io::Result<()> {
+    text_in(runs, w, Lang::En)
+}
+
+/// [`text`] in `lang`.
+pub fn text_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> io::Result<()> {
     let rows = rows(runs);
-    let label_w = rows.iter().map(|r| r.label.len()).max().unwrap_or(0);
+    let label_w = rows
+        .iter()
+        .map(|r| width(tr(lang, r.label)))
+        .max()
+        .unwrap_or(0);
     writeln!(
         w,
-        "Comparing {} runs (differences to the first)",
-        runs.len()
+        "{}",
+        trf(
+            lang,
+            "Comparing {} runs (differences to the first)",
+            &[&runs.len()]
+        )
     )?;
     for (i, (name, r)) in runs.iter().enumerate() {
         writeln!(
@@ -202,7 +233,7 @@ pub fn text(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<()> {
         writeln!(
             w,
             "      {}  ·  {}  ·  {:.2}s",
-            model(r),
+            model_in(r, lang),
             r.started_at,
             r.summary.duration_s
         )?;
@@ -225,13 +256,13 @@ pub fn text(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<()> {
                 .max(3)
         })
         .collect();
-    write!(w, "  {:<label_w$}", "")?;
+    write!(w, "  {}", pad("", label_w))?;
     for (i, width) in cols.iter().enumerate() {
         write!(w, "   {:>width$}", format!("[{}]", i + 1))?;
     }
     writeln!(w)?;
     for row in &rows {
-        write!(w, "  {:<label_w$}", row.label)?;
+        write!(w, "  {}", pad(tr(lang, row.label), label_w))?;
         for (i, width) in cols.iter().enumerate() {
             let cell = if i == 0 {
                 row.shown[0].clone()
@@ -247,18 +278,29 @@ pub fn text(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<()> {
         writeln!(w)?;
     }
     writeln!(w)?;
-    for c in caveats(runs) {
+    let note = tr(lang, "note: ");
+    for c in caveats(runs, lang) {
         for (i, line) in crate::fmt::wrap(&c, 70).iter().enumerate() {
-            writeln!(w, "  {}{line}", if i == 0 { "note: " } else { "      " })?;
+            let lead = if i == 0 {
+                note.to_string()
+            } else {
+                " ".repeat(width(note))
+            };
+            writeln!(w, "  {lead}{line}")?;
         }
     }
     Ok(())
 }
 
 /// The comparison as Markdown.
-pub fn markdown(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<()> {
+pub fn markdown(runs: &[(String, RunResult)], w: impl Write) -> io::Result<()> {
+    markdown_in(runs, w, Lang::En)
+}
+
+/// [`markdown`] in `lang`.
+pub fn markdown_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> io::Result<()> {
     let cell = |s: &str| s.replace('|', "\\|");
-    writeln!(w, "# Comparing {} runs\n", runs.len())?;
+    writeln!(w, "# {}\n", trf(lang, "Comparing {} runs", &[&runs.len()]))?;
     for (i, (name, r)) in runs.iter().enumerate() {
         writeln!(
             w,
@@ -267,7 +309,7 @@ pub fn markdown(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<(
             cell(name),
             r.plan.request.method,
             cell(&r.plan.target.url),
-            model(r),
+            model_in(r, lang),
             r.started_at,
             r.summary.duration_s
         )?;
@@ -276,7 +318,7 @@ pub fn markdown(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<(
     for i in 0..runs.len() {
         write!(w, " [{}] |", i + 1)?;
         if i > 0 {
-            write!(w, " vs [1] |")?;
+            write!(w, " {} |", tr(lang, "vs [1]"))?;
         }
     }
     write!(w, "\n| --- |")?;
@@ -288,7 +330,7 @@ pub fn markdown(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<(
     }
     writeln!(w)?;
     for row in rows(runs) {
-        write!(w, "| {} |", row.label)?;
+        write!(w, "| {} |", tr(lang, row.label))?;
         for i in 0..runs.len() {
             write!(w, " {} |", cell(&row.shown[i]))?;
             if i > 0 {
@@ -297,8 +339,8 @@ pub fn markdown(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<(
         }
         writeln!(w)?;
     }
-    writeln!(w, "\n**Notes**\n")?;
-    for c in caveats(runs) {
+    writeln!(w, "\n**{}**\n", tr(lang, "Notes"))?;
+    for c in caveats(runs, lang) {
         writeln!(w, "- {}", cell(&c))?;
     }
     Ok(())

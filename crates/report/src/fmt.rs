@@ -48,19 +48,48 @@ pub fn bytes(n: f64) -> String {
     }
 }
 
-/// Breaks `text` into lines of at most `width` characters at spaces (a
-/// longer word stays whole on its own line).
-pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
+/// Columns a string takes in a terminal: CJK characters take two.
+pub(crate) fn width(s: &str) -> usize {
+    s.chars().map(char_width).sum()
+}
+
+fn char_width(c: char) -> usize {
+    match c as u32 {
+        0x1100..=0x115F
+        | 0x2E80..=0xA4CF
+        | 0xAC00..=0xD7A3
+        | 0xF900..=0xFAFF
+        | 0xFE30..=0xFE4F
+        | 0xFF00..=0xFF60
+        | 0xFFE0..=0xFFE6 => 2,
+        _ => 1,
+    }
+}
+
+/// Breaks `text` into lines of at most `width` terminal columns at spaces
+/// (a longer word stays whole on its own line), and between any two
+/// characters of Chinese text, which has no spaces.
+pub(crate) fn wrap(text: &str, cols: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+        let wide = word.chars().any(|c| char_width(c) == 2);
+        if !line.is_empty() && width(&line) + 1 + width(word) > cols && !wide {
             lines.push(std::mem::take(&mut line));
         }
         if !line.is_empty() {
             line.push(' ');
         }
-        line.push_str(word);
+        if wide {
+            for c in word.chars() {
+                if width(&line) + char_width(c) > cols && !line.is_empty() {
+                    lines.push(std::mem::take(&mut line));
+                }
+                line.push(c);
+            }
+        } else {
+            line.push_str(word);
+        }
     }
     if !line.is_empty() {
         lines.push(line);
@@ -90,6 +119,12 @@ mod tests {
         assert_eq!(count(100), "100");
         assert_eq!(wrap("one two three four", 9), ["one two", "three", "four"]);
         assert_eq!(wrap("unbreakable-word x", 5), ["unbreakable-word", "x"]);
+        // Chinese breaks between characters, two columns each.
+        assert_eq!(
+            wrap("客户端已饱和，无法发送", 8),
+            ["客户端已", "饱和，无", "法发送"]
+        );
+        assert_eq!(width("延迟 p99"), 8);
         assert_eq!(bytes(512.0), "512 B");
         assert_eq!(bytes(1536.0), "1.50 KiB");
     }

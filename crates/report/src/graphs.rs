@@ -4,6 +4,7 @@
 //! from the result alone, like every other output.
 
 use crate::fmt::{count, duration_us};
+use crate::lang::{tr, trf, Lang};
 use stats::RunResult;
 use std::io::{self, Write};
 
@@ -16,7 +17,12 @@ const TICKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'
 
 /// Writes the sparkline and the latency histogram (nothing for a run with
 /// no full second or no response).
-pub fn write(r: &RunResult, mut w: impl Write) -> io::Result<()> {
+pub fn write(r: &RunResult, w: impl Write) -> io::Result<()> {
+    write_in(r, w, Lang::En)
+}
+
+/// The same, in `lang`.
+pub fn write_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()> {
     let rates: Vec<f64> = r
         .series
         .iter()
@@ -29,16 +35,24 @@ pub fn write(r: &RunResult, mut w: impl Write) -> io::Result<()> {
             .iter()
             .fold((f64::MAX, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         let bucket = if per > 1 {
-            format!(", each mark the slowest of {per} s")
+            trf(lang, ", each mark the slowest of {} s", &[&per])
         } else {
             String::new()
         };
         writeln!(
             w,
-            "  Responses/s {line}  {}–{} over {} s{bucket}",
-            count(lo as u64),
-            count(hi as u64),
-            rates.len()
+            "{}",
+            trf(
+                lang,
+                "  Responses/s {}  {}–{} over {} s{}",
+                &[
+                    &line,
+                    &count(lo as u64),
+                    &count(hi as u64),
+                    &rates.len(),
+                    &bucket
+                ]
+            )
         )?;
     }
     let Ok(h) = stats::hist::decode(&r.histograms.latency) else {
@@ -64,7 +78,7 @@ pub fn write(r: &RunResult, mut w: impl Write) -> io::Result<()> {
     }
     let most = counts.iter().copied().max().unwrap_or(1).max(1);
     let total: u64 = counts.iter().sum();
-    writeln!(w, "  Latency histogram (log scale)")?;
+    writeln!(w, "{}", tr(lang, "  Latency histogram (log scale)"))?;
     for (i, &n) in counts.iter().enumerate() {
         let bar = ((n as f64 / most as f64) * BAR_WIDTH as f64).ceil() as usize;
         let line = format!(

@@ -14,6 +14,7 @@ pub mod graphs;
 pub mod html;
 pub mod json;
 pub mod junit;
+pub mod lang;
 pub mod markdown;
 pub mod text;
 

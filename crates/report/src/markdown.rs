@@ -3,7 +3,8 @@
 //! the run that wrote it.
 
 use crate::fmt::{bytes, count, duration_us};
-use crate::text::{end, model, SHOWN};
+use crate::lang::{tr, trf, Lang};
+use crate::text::{end_in, model_in, SHOWN};
 use stats::hist::Distribution;
 use stats::RunResult;
 use std::io::{self, Write};
@@ -31,8 +32,15 @@ fn dist_row(w: &mut impl Write, name: &str, d: &Distribution) -> io::Result<()> 
 }
 
 /// Writes the report.
-pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
+pub fn report(r: &RunResult, w: impl Write) -> io::Result<()> {
+    report_in(r, w, Lang::En)
+}
+
+/// Writes the report in `lang`.
+pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()> {
     let s = &r.summary;
+    let t = |en: &'static str| tr(lang, en);
+    let (model, end) = (model_in(r, lang), end_in(r, lang));
     writeln!(
         w,
         "# {} {}\n",
@@ -42,17 +50,32 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
     if r.end.partial {
         writeln!(
             w,
-            "> **Partial result:** {}. The figures cover what was done.\n",
-            end(r)
+            "> **{}:** {}. {}\n",
+            t("Partial result"),
+            end,
+            t("The figures cover what was done.")
         )?;
     }
     if let Some(sf) = &r.shortfall {
-        writeln!(w, "> **Shortfall:** {}\n", cell(&sf.message))?;
+        writeln!(
+            w,
+            "> **{}:** {}\n",
+            t("Shortfall"),
+            cell(&crate::lang::shortfall(lang, sf))
+        )?;
     }
-    writeln!(w, "- {} · {:.2} s ({})", model(r), s.duration_s, end(r))?;
-    writeln!(w, "- started {} · yace {}", r.started_at, r.yace_version)?;
+    writeln!(w, "- {} · {:.2} s ({})", model, s.duration_s, end)?;
+    writeln!(
+        w,
+        "- {}",
+        trf(
+            lang,
+            "started {} · yace {}",
+            &[&r.started_at, &r.yace_version]
+        )
+    )?;
     if let Some(sw) = &r.server_software {
-        writeln!(w, "- server: `{}`", cell(sw))?;
+        writeln!(w, "- {}: `{}`", t("server"), cell(sw))?;
     }
     if let Some(t) = &r.tls {
         writeln!(
@@ -77,24 +100,39 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
     let e = &r.environment;
     writeln!(
         w,
-        "- client: {} ({} CPUs, {} allowed), {} thread(s), {:.2} CPU-s, busiest thread {:.0}%{}",
-        cell(&e.hostname),
-        e.cpus,
-        e.cpus_allowed,
-        r.client.threads,
-        r.client.cpu_s,
-        r.client.busiest_thread * 100.0,
-        if r.client.saturated {
-            " — **saturated**"
-        } else {
-            ""
-        }
+        "- {}: {}",
+        t("client"),
+        trf(
+            lang,
+            "{} ({} CPUs, {} allowed), {} thread(s), {} CPU-s, busiest thread {}%{}",
+            &[
+                &cell(&e.hostname),
+                &e.cpus,
+                &e.cpus_allowed,
+                &r.client.threads,
+                &format!("{:.2}", r.client.cpu_s),
+                &format!("{:.0}", r.client.busiest_thread * 100.0),
+                &if r.client.saturated {
+                    format!(" — **{}**", t("saturated"))
+                } else {
+                    String::new()
+                }
+            ]
+        )
     )?;
 
-    writeln!(w, "\n## Summary\n")?;
+    writeln!(w, "\n## {}\n", t("Summary"))?;
     writeln!(
         w,
-        "| requests | responses | errors | non-2xx | cancelled | dropped | retried | responses/s |"
+        "| {} | {} | {} | {} | {} | {} | {} | {} |",
+        t("requests"),
+        t("responses"),
+        t("errors"),
+        t("non-2xx"),
+        t("cancelled"),
+        t("dropped"),
+        t("retried"),
+        t("responses/s")
     )?;
     writeln!(
         w,
@@ -114,34 +152,47 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
     )?;
     writeln!(
         w,
-        "\nTransfer: in {} ({}/s), out {}, bodies {}; {} connections opened.",
-        bytes(s.bytes_in as f64),
-        bytes(s.bytes_in_per_s),
-        bytes(s.bytes_out as f64),
-        bytes(s.body_bytes as f64),
-        count(s.connections_opened)
+        "\n{}",
+        trf(
+            lang,
+            "Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened.",
+            &[
+                &bytes(s.bytes_in as f64),
+                &bytes(s.bytes_in_per_s),
+                &bytes(s.bytes_out as f64),
+                &bytes(s.body_bytes as f64),
+                &count(s.connections_opened)
+            ]
+        )
     )?;
 
-    writeln!(w, "\n## Latency\n")?;
+    writeln!(w, "\n## {}\n", t("Latency"))?;
     if s.latency.count == 0 {
-        writeln!(w, "No complete responses.")?;
+        writeln!(w, "{}", t("No complete responses."))?;
     } else {
         if s.service.is_some() {
             writeln!(
                 w,
-                "Latency counts from when each request was due (coordinated omission corrected); \
-                 service time from when it was sent.\n"
+                "{}\n",
+                t("Latency counts from when each request was due (coordinated omission corrected); service time from when it was sent.")
             )?;
         } else {
             writeln!(
                 w,
-                "Closed model: latency is service time. Each connection waits for its answer, so \
-                 a server stall shows as fewer requests, not as latency (coordinated omission); \
-                 an open-model run (`--rate`) at the measured throughput shows it.\n"
+                "{}\n",
+                t("Closed model: latency is service time. Each connection waits for its answer, so a server stall shows as fewer requests, not as latency (coordinated omission); an open-model run (`--rate`) at the measured throughput shows it.")
             )?;
         }
         let header: Vec<String> = SHOWN.iter().map(|p| format!("p{p}")).collect();
-        writeln!(w, "| min | mean | stdev | {} | max |", header.join(" | "))?;
+        writeln!(
+            w,
+            "| {} | {} | {} | {} | {} |",
+            t("min"),
+            t("mean"),
+            t("stdev"),
+            header.join(" | "),
+            t("max")
+        )?;
         writeln!(w, "|{}", " ---: |".repeat(SHOWN.len() + 4))?;
         let l = &s.latency;
         let ps: Vec<String> = SHOWN
@@ -157,26 +208,33 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
             ps.join(" | "),
             duration_us(l.max_us)
         )?;
-        writeln!(w, "\n| phase | min | mean | p50 | p90 | p99 | max |")?;
+        writeln!(
+            w,
+            "\n| {} | {} | {} | p50 | p90 | p99 | {} |",
+            t("phase"),
+            t("min"),
+            t("mean"),
+            t("max")
+        )?;
         writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |")?;
-        dist_row(&mut w, "latency", &s.latency)?;
+        dist_row(&mut w, t("latency"), &s.latency)?;
         if let Some(d) = &s.service {
-            dist_row(&mut w, "service time", d)?;
+            dist_row(&mut w, t("service time"), d)?;
         }
         if let Some(d) = &s.lag {
-            dist_row(&mut w, "schedule lag", d)?;
+            dist_row(&mut w, t("schedule lag"), d)?;
         }
-        dist_row(&mut w, "connect", &s.connect)?;
+        dist_row(&mut w, t("connect"), &s.connect)?;
         if let Some(d) = &s.tls {
-            dist_row(&mut w, "tls", d)?;
+            dist_row(&mut w, t("tls"), d)?;
         }
-        dist_row(&mut w, "wait (to first byte)", &s.wait)?;
-        dist_row(&mut w, "processing", &s.processing)?;
+        dist_row(&mut w, t("wait (to first byte)"), &s.wait)?;
+        dist_row(&mut w, t("processing"), &s.processing)?;
     }
 
-    writeln!(w, "\n## Responses and errors\n")?;
+    writeln!(w, "\n## {}\n", t("Responses and errors"))?;
     if !r.statuses.is_empty() {
-        writeln!(w, "| status | responses |")?;
+        writeln!(w, "| {} | {} |", t("status"), t("responses"))?;
         writeln!(w, "| ---: | ---: |")?;
         for (code, n) in &r.statuses {
             writeln!(w, "| {code} | {} |", count(*n))?;
@@ -189,10 +247,16 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         .filter(|(o, n)| o.is_error() && **n > 0)
         .collect();
     if failures.is_empty() {
-        writeln!(w, "No errors.")?;
+        writeln!(w, "{}", t("No errors."))?;
     } else {
         failures.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
-        writeln!(w, "| error | requests | likely cause |")?;
+        writeln!(
+            w,
+            "| {} | {} | {} |",
+            t("error"),
+            t("requests"),
+            t("likely cause")
+        )?;
         writeln!(w, "| --- | ---: | --- |")?;
         for (o, n) in failures {
             writeln!(
@@ -200,16 +264,21 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
                 "| `{}` | {} | {} |",
                 o.name(),
                 count(*n),
-                cell(o.explain())
+                cell(crate::lang::explain(lang, *o))
             )?;
         }
     }
 
     if !r.steps.is_empty() {
-        writeln!(w, "\n## Steps\n")?;
+        writeln!(w, "\n## {}\n", t("Steps"))?;
         writeln!(
             w,
-            "| step | requests | errors | non-2xx | p50 | p99 | max |"
+            "| {} | {} | {} | {} | p50 | p99 | {} |",
+            t("step"),
+            t("requests"),
+            t("errors"),
+            t("non-2xx"),
+            t("max")
         )?;
         writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |")?;
         for st in &r.steps {
@@ -227,17 +296,24 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         }
     }
     if !r.checks.is_empty() {
-        writeln!(w, "\n## Checks\n")?;
-        writeln!(w, "| | step | check | passed | failed |")?;
+        writeln!(w, "\n## {}\n", t("Checks"))?;
+        writeln!(
+            w,
+            "| | {} | {} | {} | {} |",
+            t("step"),
+            t("check"),
+            t("passed"),
+            t("failed")
+        )?;
         writeln!(w, "| --- | --- | --- | ---: | ---: |")?;
         for c in &r.checks {
             writeln!(
                 w,
                 "| {} | {} | {} | {} | {} |",
                 match (c.passed, c.failed) {
-                    (0, 0) => "not run",
-                    (_, 0) => "ok",
-                    _ => "**FAIL**",
+                    (0, 0) => t("not run").to_string(),
+                    (_, 0) => t("ok     ").trim().to_string(),
+                    _ => format!("**{}**", t("FAIL")),
                 },
                 cell(&c.step),
                 cell(&c.name),
@@ -247,35 +323,48 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
         }
     }
     if !r.thresholds.is_empty() {
-        writeln!(w, "\n## Thresholds\n")?;
-        writeln!(w, "| | threshold | actual |")?;
+        writeln!(w, "\n## {}\n", t("Thresholds"))?;
+        writeln!(w, "| | {} | {} |", t("threshold"), t("actual"))?;
         writeln!(w, "| --- | --- | ---: |")?;
-        for t in &r.thresholds {
-            let scope = t
+        for th in &r.thresholds {
+            let scope = th
                 .step
                 .as_ref()
-                .map(|s| format!(" (step {})", cell(s)))
+                .map(|s| trf(lang, " (step {})", &[&cell(s)]))
                 .unwrap_or_default();
             writeln!(
                 w,
                 "| {} | `{}`{scope} | {} |",
-                if t.passed { "pass" } else { "**FAIL**" },
-                cell(&t.expr),
-                crate::actual(t.actual, stats::threshold::actual_unit(t))
+                if th.passed {
+                    t("pass").to_string()
+                } else {
+                    format!("**{}**", t("FAIL"))
+                },
+                cell(&th.expr),
+                crate::actual(th.actual, stats::threshold::actual_unit(th))
             )?;
         }
     }
     if !r.warnings.is_empty() {
-        writeln!(w, "\n## Warnings\n")?;
+        writeln!(w, "\n## {}\n", t("Warnings"))?;
         for x in &r.warnings {
-            writeln!(w, "- {}", cell(x))?;
+            let x = match &r.shortfall {
+                Some(sf) if *x == sf.message => crate::lang::shortfall(lang, sf),
+                _ => crate::lang::warning(lang, x),
+            };
+            writeln!(w, "- {}", cell(&x))?;
         }
     }
     if !r.series.is_empty() {
-        writeln!(w, "\n## Per second\n")?;
+        writeln!(w, "\n## {}\n", t("Per second"))?;
         writeln!(
             w,
-            "| second | responses | errors | non-2xx | p50 | p99 | max |"
+            "| {} | {} | {} | {} | p50 | p99 | {} |",
+            t("second"),
+            t("responses"),
+            t("errors"),
+            t("non-2xx"),
+            t("max")
         )?;
         writeln!(w, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")?;
         for row in &r.series {

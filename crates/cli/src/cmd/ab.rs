@@ -253,7 +253,8 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
             .map_err(|e| driver::output_failure("-e", &path, e))?;
     }
     driver::write_json(r, json_out)?;
-    driver::write_html(r, html_out)?;
+    // ab's own report stays in English; yace's page follows YACE_LANG or the locale.
+    driver::write_html(r, html_out, driver::language(None))?;
     Ok(exit_code(&done))
 }
 

@@ -105,10 +105,24 @@ pub fn write_junit(result: &RunResult, out: Option<::run::Output>) -> Result<(),
     write_rendered("--junit", out, |w| report::junit::report(result, w))
 }
 
+/// The reports' language: the flag, else `YACE_LANG`, else the locale.
+pub fn language(flag: Option<crate::args::LangArg>) -> report::lang::Lang {
+    use report::lang::Lang;
+    match flag {
+        Some(crate::args::LangArg::En) => Lang::En,
+        Some(crate::args::LangArg::Zh) => Lang::Zh,
+        None => Lang::from_env(|k| std::env::var(k).ok()),
+    }
+}
+
 /// Writes the HTML report (`--html`) into
 /// the file created before the run (partial runs too).
-pub fn write_html(result: &RunResult, out: Option<::run::Output>) -> Result<(), Failure> {
-    write_rendered("--html", out, |w| report::html::report(result, w))
+pub fn write_html(
+    result: &RunResult,
+    out: Option<::run::Output>,
+    lang: report::lang::Lang,
+) -> Result<(), Failure> {
+    write_rendered("--html", out, |w| report::html::report_in(result, w, lang))
 }
 
 fn write_rendered(

@@ -53,20 +53,21 @@ pub fn run(a: ReportArgs) -> Result<u8, Failure> {
     if !bad.is_empty() {
         return Err(Failure::usage(bad.join("\n")));
     }
+    let lang = super::driver::language(a.lang);
     let written = if let [(_, r)] = &runs[..] {
         match a.format {
-            ReportFormat::Text => report::text::summary(r, &mut out),
-            ReportFormat::Markdown => report::markdown::report(r, &mut out),
+            ReportFormat::Text => report::text::summary_in(r, &mut out, false, lang),
+            ReportFormat::Markdown => report::markdown::report_in(r, &mut out, lang),
             ReportFormat::Csv => report::csv::series(r, &mut out),
             ReportFormat::Json => report::json::write(r, &mut out),
             ReportFormat::Junit => report::junit::report(r, &mut out),
-            ReportFormat::Html => report::html::page(&runs, &mut out),
+            ReportFormat::Html => report::html::page_in(&runs, &mut out, lang),
         }
     } else {
         match a.format {
-            ReportFormat::Markdown => report::compare::markdown(&runs, &mut out),
-            ReportFormat::Text => report::compare::text(&runs, &mut out),
-            ReportFormat::Html => report::html::page(&runs, &mut out),
+            ReportFormat::Markdown => report::compare::markdown_in(&runs, &mut out, lang),
+            ReportFormat::Text => report::compare::text_in(&runs, &mut out, lang),
+            ReportFormat::Html => report::html::page_in(&runs, &mut out, lang),
             f @ (ReportFormat::Csv | ReportFormat::Json | ReportFormat::Junit) => {
                 return Err(Failure::usage(format!(
                     "-F/--format: {} results are compared as text, markdown or html, not {} \

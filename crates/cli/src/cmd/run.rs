@@ -69,10 +69,15 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         eprint!("\r\x1b[K");
     }
     // A closed stdout (yace run | head) must not lose the JSON result.
-    let _ = report::text::summary_with(&done.result, std::io::stdout().lock(), graphs(&a));
+    let _ = report::text::summary_in(
+        &done.result,
+        std::io::stdout().lock(),
+        graphs(&a),
+        driver::language(a.lang),
+    );
     driver::write_json(&done.result, json_out)?;
     driver::write_junit(&done.result, junit_out)?;
-    driver::write_html(&done.result, html_out)?;
+    driver::write_html(&done.result, html_out, driver::language(a.lang))?;
     Ok(exit_code(&done))
 }
 
@@ -126,10 +131,15 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
     let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
     let html_out = driver::create_output("--html", a.html.as_deref())?;
     let done = driver::execute(prepared, |_| (), |_| {})?;
-    let _ = report::text::summary_with(&done.result, std::io::stdout().lock(), graphs(&a));
+    let _ = report::text::summary_in(
+        &done.result,
+        std::io::stdout().lock(),
+        graphs(&a),
+        driver::language(a.lang),
+    );
     driver::write_json(&done.result, json_out)?;
     driver::write_junit(&done.result, junit_out)?;
-    driver::write_html(&done.result, html_out)?;
+    driver::write_html(&done.result, html_out, driver::language(a.lang))?;
     Ok(exit_code(&done))
 }
 

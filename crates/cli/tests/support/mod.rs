@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 /// The `yace` binary under test.
 pub fn yace() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_yace"))
+    // English whatever the tester's locale: the tests read the reports.
+    let mut c = Command::new(env!("CARGO_BIN_EXE_yace"));
+    c.env("YACE_LANG", "en");
+    c
 }
 
 /// The server's counters once they stop moving (connection tallies are

@@ -9,6 +9,7 @@
 //! of its seconds, so a one-second stall stays visible in a 24-hour run.
 //! The tables behind each chart use the same code with coarser buckets.
 
+use crate::lang::{tr, trf, Lang};
 use hdrhistogram::Histogram;
 use plan::Load;
 use serde_json::{json, Value};
@@ -296,7 +297,7 @@ fn right(mut l: Line) -> Line {
 }
 
 /// The time charts, bucketed to at most `most` points.
-pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize) -> Vec<Chart> {
+pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang) -> Vec<Chart> {
     let seconds = runs.iter().map(|(_, r)| r.series.len()).max().unwrap_or(0);
     if seconds == 0 {
         return Vec::new();
@@ -309,7 +310,7 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize) -> Vec<Char
         .map(|(_, r)| buckets(r, width, points))
         .collect();
     let per = if width > 1 {
-        format!(" Each point covers {width} s: rates are the mean, with the slowest and fastest second as a band; latencies are the highest of those seconds.")
+        trf(lang, " Each point covers {} s: rates are the mean, with the slowest and fastest second as a band; latencies are the highest of those seconds.", &[&width])
     } else {
         String::new()
     };
@@ -331,22 +332,29 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize) -> Vec<Char
         let mut thr = vec![Line {
             band: band(a),
             ..with(
-                line("responses/s", Unit::PerSecond, RUN_COLORS[0]),
+                line(tr(lang, "responses/s"), Unit::PerSecond, RUN_COLORS[0]),
                 get(a, |g| g.per_s(g.responses)),
             )
         }];
         thr.push(with(
-            line("errors/s", Unit::PerSecond, "#c92a2a"),
+            line(tr(lang, "errors/s"), Unit::PerSecond, "#c92a2a"),
             get(a, |g| g.per_s(g.errors)),
         ));
         if r.summary.dropped > 0 {
             thr.push(with(
-                line("dropped/s (not sent in time)", Unit::PerSecond, "#e67700"),
+                line(
+                    tr(lang, "dropped/s (not sent in time)"),
+                    Unit::PerSecond,
+                    "#e67700",
+                ),
                 get(a, |g| g.per_s(g.dropped)),
             ));
         }
-        let mut note =
-            "Complete responses (any status) and failed requests per second.".to_string();
+        let mut note = tr(
+            lang,
+            "Complete responses (any status) and failed requests per second.",
+        )
+        .to_string();
         match &r.plan.load {
             Load::Open { stages, .. } => {
                 let st: Vec<_> = stages
@@ -354,12 +362,16 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize) -> Vec<Char
                     .map(|s| (s.duration.as_secs_f64(), s.from, s.to))
                     .collect();
                 thr.push(dashed(with(
-                    line("offered rate (planned)", Unit::PerSecond, "#495057"),
+                    line(
+                        tr(lang, "offered rate (planned)"),
+                        Unit::PerSecond,
+                        "#495057",
+                    ),
                     x.iter()
                         .map(|&t| staged(&st, t + width as f64 / 2.0))
                         .collect(),
                 )));
-                note.push_str(" The dashed line is the rate the plan offered.");
+                note.push_str(tr(lang, " The dashed line is the rate the plan offered."));
             }
             Load::Users { stages, .. } => {
                 let st: Vec<_> = stages
@@ -367,34 +379,47 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize) -> Vec<Char
                     .map(|s| (s.duration.as_secs_f64(), s.from, s.to))
                     .collect();
                 thr.push(right(dashed(with(
-                    line("users (planned)", Unit::Count, "#495057"),
+                    line(tr(lang, "users (planned)"), Unit::Count, "#495057"),
                     x.iter()
                         .map(|&t| staged(&st, t + width as f64 / 2.0))
                         .collect(),
                 ))));
-                note.push_str(
+                note.push_str(tr(
+                    lang,
                     " The dashed line (right axis) is the number of virtual users the plan ran.",
-                );
+                ));
             }
             Load::Closed { .. } => {}
         }
         charts.push(chart(
             "throughput",
-            "Responses per second",
+            tr(lang, "Responses per second"),
             note,
             false,
             thr,
         ));
         charts.push(chart(
             "latency",
-            "Latency over time",
-            latency_note(r),
+            tr(lang, "Latency over time"),
+            latency_note(r, lang),
             true,
             vec![
-                with(line("p50", Unit::Us, "#2b8a3e"), get(a, |g| g.p50)),
-                with(line("p90", Unit::Us, "#1f6fb4"), get(a, |g| g.p90)),
-                with(line("p99", Unit::Us, "#d9480f"), get(a, |g| g.p99)),
-                dashed(with(line("max", Unit::Us, "#868e96"), get(a, |g| g.max))),
+                with(
+                    line(tr(lang, "p50"), Unit::Us, "#2b8a3e"),
+                    get(a, |g| g.p50),
+                ),
+                with(
+                    line(tr(lang, "p90"), Unit::Us, "#1f6fb4"),
+                    get(a, |g| g.p90),
+                ),
+                with(
+                    line(tr(lang, "p99"), Unit::Us, "#d9480f"),
+                    get(a, |g| g.p99),
+                ),
+                dashed(with(
+                    line(tr(lang, "max"), Unit::Us, "#868e96"),
+                    get(a, |g| g.max),
+                )),
             ],
         ));
         let mut st = Vec::new();
@@ -430,60 +455,56 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize) -> Vec<Char
                 get(a, |g| g.per_s(g.failures.get(&o).copied().unwrap_or(0))),
             )));
         }
-        charts.push(chart(
-            "statuses",
-            "Status classes and errors per second",
-            "Responses by status class (solid) and failed requests by cause (dashed), per second."
-                .into(),
+        charts.push(chart("statuses", tr(lang, "Status classes and errors per second"),
+            tr(lang, "Responses by status class (solid) and failed requests by cause (dashed), per second.").into(),
             false,
             st,
         ));
-        charts.push(chart(
-            "inflight",
-            "Requests in flight and new connections",
-            "Requests in flight (mean over each second, sampled every 100 ms) and connections opened per second (right axis).".into(),
+        charts.push(chart("inflight", tr(lang, "Requests in flight and new connections"),
+            tr(lang, "Requests in flight (mean over each second, sampled every 100 ms) and connections opened per second (right axis).").into(),
             false,
             vec![
                 with(
-                    line("in flight", Unit::Count, RUN_COLORS[0]),
+                    line(tr(lang, "in flight"), Unit::Count, RUN_COLORS[0]),
                     get(a, |g| (g.length_s >= 0.2).then(|| g.in_flight_s / g.length_s)),
                 ),
                 right(with(
-                    line("connections opened/s", Unit::PerSecond, "#e67700"),
+                    line(tr(lang, "connections opened/s"), Unit::PerSecond, "#e67700"),
                     get(a, |g| g.per_s(g.connects)),
                 )),
             ],
         ));
         let mut client = vec![with(
-            line("client CPU (cores)", Unit::Cores, RUN_COLORS[3]),
+            line(tr(lang, "client CPU (cores)"), Unit::Cores, RUN_COLORS[3]),
             get(a, |g| (g.length_s >= 0.2).then(|| g.cpu_s / g.length_s)),
         )];
         let scheduled = r.series.iter().any(|s| s.lag_p99_us.is_some());
         if scheduled {
             client.push(right(with(
-                line("schedule lag p99", Unit::Us, "#d9480f"),
+                line(tr(lang, "schedule lag p99"), Unit::Us, "#d9480f"),
                 get(a, |g| g.lag_p99),
             )));
         }
-        charts.push(chart(
-            "client",
-            "The client itself",
-            format!(
+        charts.push(chart("client", tr(lang, "The client itself"),
+            trf(
+                lang,
                 "CPU used by yace's {} worker thread(s), in cores ({} allowed){}. A client near its limit measures itself, not the server.",
-                r.client.threads,
-                r.environment.cpus_allowed,
-                if scheduled { "; and how late requests were sent (schedule lag p99, right axis)" } else { "" }
+                &[
+                    &r.client.threads,
+                    &r.environment.cpus_allowed,
+                    &if scheduled { tr(lang, "; and how late requests were sent (schedule lag p99, right axis)") } else { "" },
+                ],
             ),
             false,
             client,
         ));
     } else {
         let color = |i: usize| RUN_COLORS[i % RUN_COLORS.len()];
-        let tag = |i: usize, what: &str| format!("[{}] {what}", i + 1);
+        let tag = |i: usize, what: &'static str| format!("[{}] {}", i + 1, tr(lang, what));
         charts.push(chart(
             "throughput",
-            "Responses per second",
-            "Each run on its own time since start.".into(),
+            tr(lang, "Responses per second"),
+            tr(lang, "Each run on its own time since start.").into(),
             false,
             all.iter()
                 .enumerate()
@@ -509,15 +530,19 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize) -> Vec<Char
         }
         charts.push(chart(
             "latency",
-            "Latency over time",
+            tr(lang, "Latency over time"),
             "p99 (solid) and p50 (dashed) of each run.".into(),
             true,
             lat,
         ));
         charts.push(chart(
             "errors",
-            "Errors per second",
-            "Failed requests per second (non-2xx responses are not errors).".into(),
+            tr(lang, "Errors per second"),
+            tr(
+                lang,
+                "Failed requests per second (non-2xx responses are not errors).",
+            )
+            .into(),
             false,
             all.iter()
                 .enumerate()
@@ -531,8 +556,12 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize) -> Vec<Char
         ));
         charts.push(chart(
             "client",
-            "Client CPU",
-            "CPU used by yace's worker threads in each run, in cores.".into(),
+            tr(lang, "Client CPU"),
+            tr(
+                lang,
+                "CPU used by yace's worker threads in each run, in cores.",
+            )
+            .into(),
             false,
             all.iter()
                 .enumerate()
@@ -548,11 +577,11 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize) -> Vec<Char
     charts
 }
 
-fn latency_note(r: &RunResult) -> String {
+fn latency_note(r: &RunResult, lang: Lang) -> String {
     if r.summary.service.is_some() {
-        "Latency of each second's responses, from when each request was due (coordinated omission corrected).".into()
+        tr(lang, "Latency of each second's responses, from when each request was due (coordinated omission corrected).").into()
     } else {
-        "Latency of each second's responses. Closed model: this is service time; a stall shows as fewer responses, not as latency.".into()
+        tr(lang, "Latency of each second's responses. Closed model: this is service time; a stall shows as fewer responses, not as latency.").into()
     }
 }
 
@@ -607,16 +636,21 @@ fn spectrum(
 
 /// The latency percentile spectrum (with service time for open models),
 /// one line per run when several.
-pub(crate) fn spectrum_chart(runs: &[(String, RunResult)], xs: &[f64]) -> Option<Chart> {
+pub(crate) fn spectrum_chart(
+    runs: &[(String, RunResult)],
+    xs: &[f64],
+    lang: Lang,
+) -> Option<Chart> {
     let mut hs = Vec::new();
     if let [(_, r)] = runs {
         hs.extend(
-            decode(&r.histograms.latency).map(|h| (line("latency", Unit::Us, RUN_COLORS[0]), h)),
+            decode(&r.histograms.latency)
+                .map(|h| (line(tr(lang, "latency"), Unit::Us, RUN_COLORS[0]), h)),
         );
         if let Some(h) = r.histograms.service.as_deref().and_then(decode) {
             hs.push((
                 dashed(line(
-                    "service time (from actual send)",
+                    tr(lang, "service time (from actual send)"),
                     Unit::Us,
                     RUN_COLORS[1],
                 )),
@@ -628,7 +662,7 @@ pub(crate) fn spectrum_chart(runs: &[(String, RunResult)], xs: &[f64]) -> Option
             if let Some(h) = decode(&r.histograms.latency) {
                 hs.push((
                     line(
-                        format!("[{}] latency", i + 1),
+                        format!("[{}] {}", i + 1, tr(lang, "latency")),
                         Unit::Us,
                         RUN_COLORS[i % RUN_COLORS.len()],
                     ),
@@ -640,8 +674,8 @@ pub(crate) fn spectrum_chart(runs: &[(String, RunResult)], xs: &[f64]) -> Option
     (!hs.is_empty()).then(|| {
         spectrum(
             "spectrum",
-            "Latency by percentile",
-            "Every percentile from the run's full-resolution histogram: the x axis stretches the tail (90 %, 99 %, 99.9 % … are equally spaced), where users wait longest.",
+            tr(lang, "Latency by percentile"),
+            tr(lang, "Every percentile from the run's full-resolution histogram: the x axis stretches the tail (90 %, 99 %, 99.9 % … are equally spaced), where users wait longest."),
             xs,
             hs,
         )
@@ -649,7 +683,7 @@ pub(crate) fn spectrum_chart(runs: &[(String, RunResult)], xs: &[f64]) -> Option
 }
 
 /// Where a request's time went (single run).
-pub(crate) fn phases_chart(r: &RunResult, xs: &[f64]) -> Option<Chart> {
+pub(crate) fn phases_chart(r: &RunResult, xs: &[f64], lang: Lang) -> Option<Chart> {
     let h = &r.histograms;
     let mut hs = Vec::new();
     for (label, s, color) in [
@@ -667,14 +701,14 @@ pub(crate) fn phases_chart(r: &RunResult, xs: &[f64]) -> Option<Chart> {
         ),
     ] {
         if let Some(h) = s.and_then(|s| decode(s)) {
-            hs.push((line(label, Unit::Us, color), h));
+            hs.push((line(tr(lang, label), Unit::Us, color), h));
         }
     }
     (!hs.is_empty()).then(|| {
         spectrum(
             "phases",
-            "Phases",
-            "Where a request's time went, by percentile: connecting (once per connection), the TLS handshake, waiting for the first byte, and the whole exchange after sending.",
+            tr(lang, "Phases"),
+            tr(lang, "Where a request's time went, by percentile: connecting (once per connection), the TLS handshake, waiting for the first byte, and the whole exchange after sending."),
             xs,
             hs,
         )
@@ -682,7 +716,7 @@ pub(crate) fn phases_chart(r: &RunResult, xs: &[f64]) -> Option<Chart> {
 }
 
 /// The latency histogram: share of responses per log-spaced bucket.
-pub(crate) fn histogram_chart(runs: &[(String, RunResult)]) -> Option<Chart> {
+pub(crate) fn histogram_chart(runs: &[(String, RunResult)], lang: Lang) -> Option<Chart> {
     let hs: Vec<(usize, Histogram<u64>)> = runs
         .iter()
         .enumerate()
@@ -711,9 +745,9 @@ pub(crate) fn histogram_chart(runs: &[(String, RunResult)]) -> Option<Chart> {
             }
             let total = counts.iter().sum::<u64>().max(1) as f64;
             let label = if runs.len() == 1 {
-                "share of responses".to_string()
+                tr(lang, "share of responses").to_string()
             } else {
-                format!("[{}] share of responses", i + 1)
+                format!("[{}] {}", i + 1, tr(lang, "share of responses"))
             };
             with(
                 line(label, Unit::Percent, RUN_COLORS[i % RUN_COLORS.len()]),
@@ -726,9 +760,9 @@ pub(crate) fn histogram_chart(runs: &[(String, RunResult)]) -> Option<Chart> {
         .collect();
     Some(Chart {
         id: "histogram",
-        title: "Latency histogram".into(),
+        title: tr(lang, "Latency histogram").into(),
         kind: Kind::Histogram,
-        note: "Share of responses by latency, in buckets of equal width on a log scale (each bar from its latency to the next).".into(),
+        note: tr(lang, "Share of responses by latency, in buckets of equal width on a log scale (each bar from its latency to the next).").into(),
         x: edges[..HIST_BUCKETS].to_vec(),
         lines,
         log: false,

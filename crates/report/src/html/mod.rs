@@ -12,7 +12,8 @@ pub mod embed;
 
 use crate::compare;
 use crate::fmt::{bytes, count, duration_us};
-use crate::text::{end, model, SHOWN};
+use crate::lang::{tr, trf, Lang};
+use crate::text::{end_in, model_in, SHOWN};
 use data::{Chart, Kind};
 use stats::hist::Distribution;
 use stats::RunResult;
@@ -57,75 +58,93 @@ fn script_json(v: &serde_json::Value) -> String {
 
 /// Writes the report of one run.
 pub fn report(r: &RunResult, w: impl Write) -> io::Result<()> {
-    page(&[(String::new(), r.clone())], w)
+    report_in(r, w, Lang::En)
+}
+
+/// Writes the report of one run in `lang`.
+pub fn report_in(r: &RunResult, w: impl Write, lang: Lang) -> io::Result<()> {
+    page_in(&[(String::new(), r.clone())], w, lang)
 }
 
 /// Writes the report of one run, or of several overlaid (each labelled,
 /// usually by its file name) with their differences to the first.
-pub fn page(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<()> {
+pub fn page(runs: &[(String, RunResult)], w: impl Write) -> io::Result<()> {
+    page_in(runs, w, Lang::En)
+}
+
+/// [`page`] in `lang`.
+pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> io::Result<()> {
+    let t = |en: &'static str| tr(lang, en);
     let Some((_, first)) = runs.first() else {
         return Ok(());
     };
     let single = runs.len() == 1;
     let title = if single {
         format!(
-            "{} {} — yace report",
-            first.plan.request.method, first.plan.target.url
+            "{} {} — {}",
+            first.plan.request.method,
+            first.plan.target.url,
+            t("yace load test report")
         )
     } else {
-        format!("Comparing {} runs — yace report", runs.len())
+        format!(
+            "{} — {}",
+            trf(lang, "Comparing {} runs", &[&runs.len()]),
+            t("yace load test report")
+        )
     };
     write!(
         w,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+        "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"generator\" content=\"yace {}\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
          script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n\
          <title>{}</title>\n<style>\n{UPLOT_CSS}\n{PAGE_CSS}\n</style>\n</head>\n<body>\n<main>\n",
+        lang.html(),
         esc(&first.yace_version),
         esc(&title)
     )?;
     if single {
-        header(&mut w, first)?;
+        header(&mut w, first, lang)?;
     } else {
-        compare_header(&mut w, runs)?;
+        compare_header(&mut w, runs, lang)?;
     }
 
     // Charts, each with its data as a table.
     let xs = data::spectrum_xs(false);
     let table_xs = data::spectrum_xs(true);
-    let mut charts: Vec<(Chart, Chart)> = data::time_charts(runs, data::MAX_POINTS)
+    let mut charts: Vec<(Chart, Chart)> = data::time_charts(runs, data::MAX_POINTS, lang)
         .into_iter()
-        .zip(data::time_charts(runs, data::TABLE_ROWS))
+        .zip(data::time_charts(runs, data::TABLE_ROWS, lang))
         .collect();
-    if let Some(c) = data::spectrum_chart(runs, &xs) {
-        let t = data::spectrum_chart(runs, &table_xs).unwrap_or_else(|| c.clone());
-        charts.insert(charts.len().min(2), (c, t));
+    if let Some(c) = data::spectrum_chart(runs, &xs, lang) {
+        let tc = data::spectrum_chart(runs, &table_xs, lang).unwrap_or_else(|| c.clone());
+        charts.insert(charts.len().min(2), (c, tc));
     }
-    if let Some(c) = data::histogram_chart(runs) {
+    if let Some(c) = data::histogram_chart(runs, lang) {
         charts.insert(charts.len().min(3), (c.clone(), c));
     }
     if single {
-        if let Some(c) = data::phases_chart(first, &xs) {
-            let t = data::phases_chart(first, &table_xs).unwrap_or_else(|| c.clone());
-            charts.insert(charts.len().min(4), (c, t));
+        if let Some(c) = data::phases_chart(first, &xs, lang) {
+            let tc = data::phases_chart(first, &table_xs, lang).unwrap_or_else(|| c.clone());
+            charts.insert(charts.len().min(4), (c, tc));
         }
     }
     if !charts.is_empty() {
-        writeln!(w, "<section class=\"charts\">\n<h2>Charts</h2>")?;
+        writeln!(w, "<section class=\"charts\">\n<h2>{}</h2>", t("Charts"))?;
         writeln!(
             w,
-            "<p class=\"hint\">Hover a chart for exact values; the time charts share one cursor. \
-             Click a legend entry to hide its line. \"show data\" opens the figures drawn.</p>"
+            "<p class=\"hint\">{}</p>",
+            esc(t("Hover a chart for exact values; the time charts share one cursor. Click a legend entry to hide its line. \"show data\" opens the figures drawn."))
         )?;
-        for (c, t) in &charts {
-            chart_figure(&mut w, c, t)?;
+        for (c, tc) in &charts {
+            chart_figure(&mut w, c, tc, lang)?;
         }
         writeln!(w, "</section>")?;
     }
     if single {
-        details(&mut w, first)?;
+        details(&mut w, first, lang)?;
     } else {
         for (i, (name, r)) in runs.iter().enumerate() {
             writeln!(
@@ -134,23 +153,38 @@ pub fn page(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<()> {
                 i + 1,
                 esc(name)
             )?;
-            verdict(&mut w, r)?;
+            verdict(&mut w, r, lang)?;
             writeln!(w, "</section>")?;
         }
     }
 
     writeln!(
         w,
-        "<footer><p>Made by yace {} from the <code>yace.result.v1</code> document{}, which this page \
-         embeds whole: <code>yace report THIS.html -F json</code> gets it back, and \
-         <code>yace report THIS.html other.json</code> compares it.</p>\
-         <p>Charts drawn with uPlot 1.6.32 (MIT licence, © Leon Sorokin), inlined: this page \
-         makes no network request.</p></footer>\n</main>",
-        esc(&first.yace_version),
-        if single { "" } else { "s" }
+        "<footer><p>{}</p><p>{}</p></footer>\n</main>",
+        plural(
+            lang,
+            trf(
+                lang,
+                "Made by yace {} from the <code>yace.result.v1</code> document(s), which this page embeds whole: <code>yace report THIS.html -F json</code> gets it back, and <code>yace report THIS.html other.json</code> compares it.",
+                &[&esc(&first.yace_version)]
+            ),
+            runs.len(),
+            "document"
+        ),
+        t("Charts drawn with uPlot 1.6.32 (MIT licence, © Leon Sorokin), inlined: this page makes no network request.")
     )?;
     let doc = serde_json::json!({
         "charts": charts.iter().map(|(c, _)| c.to_json()).collect::<Vec<_>>(),
+        // The few words the page's script writes itself.
+        "words": {
+            "time": t("time"),
+            "percentile": t("percentile"),
+            "latency": t("latency"),
+            "from": t("latency from"),
+            "cores": if lang == Lang::Zh { "核" } else { "cores" },
+            "fastest": if lang == Lang::Zh { "最快的一秒" } else { "fastest second" },
+            "slowest": if lang == Lang::Zh { "最慢的一秒" } else { "slowest second" },
+        },
     });
     writeln!(
         w,
@@ -164,6 +198,19 @@ pub fn page(runs: &[(String, RunResult)], mut w: impl Write) -> io::Result<()> {
         w,
         "<script>\n/* uPlot 1.6.32, https://github.com/leeoniya/uPlot, MIT licence, (c) 2022 Leon Sorokin */\n{UPLOT_JS}\n</script>\n<script>\n{PAGE_JS}\n</script>\n</body>\n</html>"
     )
+}
+
+/// English plurals in a template written with `word(s)`.
+fn plural(lang: Lang, text: String, n: usize, word: &str) -> String {
+    if lang != Lang::En {
+        return text;
+    }
+    let with = if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    };
+    text.replace(&format!("{word}(s)"), &with)
 }
 
 /// The machine the client ran on, in a few words.
@@ -180,44 +227,50 @@ fn machine(r: &RunResult) -> String {
     )
 }
 
-fn header(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
+fn header(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
     let s = &r.summary;
+    let t = |en: &'static str| tr(lang, en);
     writeln!(
         w,
-        "<header>\n<p class=\"kicker\">yace load test report</p>\n<h1><span class=\"method\">{}</span> {}</h1>",
+        "<header>\n<p class=\"kicker\">{}</p>\n<h1><span class=\"method\">{}</span> {}</h1>",
+        t("yace load test report"),
         esc(&r.plan.request.method),
         esc(&r.plan.target.url)
     )?;
     writeln!(w, "<dl class=\"facts\">")?;
     let mut fact = |k: &str, v: String| writeln!(w, "<div><dt>{k}</dt><dd>{v}</dd></div>");
-    fact("load", esc(&model(r)))?;
+    fact(t("load"), esc(&model_in(r, lang)))?;
     fact(
-        "when",
+        t("when"),
         format!(
             "{} · {:.2} s · {}",
             esc(&r.started_at),
             s.duration_s,
-            esc(end(r))
+            esc(end_in(r, lang))
         ),
     )?;
-    fact("client machine", esc(&machine(r)))?;
+    fact(t("client machine"), esc(&machine(r)))?;
     if let Some(sw) = &r.server_software {
-        fact("server says", format!("<code>{}</code>", esc(sw)))?;
+        fact(t("server says"), format!("<code>{}</code>", esc(sw)))?;
     }
-    if let Some(t) = &r.tls {
+    if let Some(tls) = &r.tls {
         fact(
             "TLS",
             format!(
-                "{} {} · certificate {} · {} full and {} resumed handshakes",
-                esc(t.version.as_deref().unwrap_or("(no handshake)")),
-                esc(t.cipher.as_deref().unwrap_or("")),
-                if t.verified {
-                    "verified"
+                "{} {} · {} {} · {}",
+                esc(tls.version.as_deref().unwrap_or(t("(no handshake)"))),
+                esc(tls.cipher.as_deref().unwrap_or("")),
+                t("certificate"),
+                if tls.verified {
+                    t("verified")
                 } else {
-                    "<strong>NOT verified</strong> (--insecure)"
+                    t("<strong>NOT verified</strong> (--insecure)")
                 },
-                count(t.full_handshakes),
-                count(t.resumed_handshakes)
+                trf(
+                    lang,
+                    "{} full and {} resumed handshakes",
+                    &[&count(tls.full_handshakes), &count(tls.resumed_handshakes)]
+                )
             ),
         )?;
     }
@@ -225,10 +278,10 @@ fn header(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
         fact(
             "HTTP/2",
             format!(
-                "{} streams per connection{} · {} GOAWAY",
-                h.streams,
+                "{}{} · {} GOAWAY",
+                trf(lang, "{} streams per connection", &[&h.streams]),
                 h.server_max_streams
-                    .map(|m| format!(" (server allows {m})"))
+                    .map(|m| trf(lang, " (server allows {})", &[&m]))
                     .unwrap_or_default(),
                 count(h.goaways)
             ),
@@ -236,86 +289,111 @@ fn header(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
     }
     fact("yace", esc(&r.yace_version))?;
     writeln!(w, "</dl>\n</header>")?;
-    verdict(w, r)?;
-    headline(w, r)
+    verdict(w, r, lang)?;
+    headline(w, r, lang)
 }
 
 /// What a reader must know first: did it pass, is it whole, can the
 /// figures be trusted.
-fn verdict(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
+fn verdict(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
+    let t = |en: &'static str| tr(lang, en);
     let breached = r.thresholds.iter().filter(|t| !t.passed).count();
     let failed_checks = r.checks.iter().filter(|c| c.failed > 0).count();
     let mut issues: Vec<String> = Vec::new();
     if r.end.partial {
-        issues.push(format!(
+        issues.push(trf(
+            lang,
             "<strong>Partial result</strong>: {}. The figures cover what was done.",
-            esc(end(r))
+            &[&esc(end_in(r, lang))],
         ));
     }
     if let Some(sf) = &r.shortfall {
-        issues.push(format!("<strong>Shortfall</strong>: {}", esc(&sf.message)));
+        issues.push(trf(
+            lang,
+            "<strong>Shortfall</strong>: {}",
+            &[&esc(&crate::lang::shortfall(lang, sf))],
+        ));
     }
     let s = &r.summary;
     if s.errors > 0 {
-        issues.push(format!(
-            "<strong>{} of {} requests failed</strong> ({:.2}%): see Errors below.",
-            count(s.errors),
-            count(s.requests),
-            s.errors as f64 * 100.0 / s.requests.max(1) as f64
+        issues.push(trf(
+            lang,
+            "<strong>{} of {} requests failed</strong> ({}%): see Errors below.",
+            &[
+                &count(s.errors),
+                &count(s.requests),
+                &format!("{:.2}", s.errors as f64 * 100.0 / s.requests.max(1) as f64),
+            ],
         ));
     }
     if s.non_2xx > 0 {
-        issues.push(format!(
-            "<strong>{} of {} responses were not 2xx</strong> ({:.2}%): see the status codes below.",
-            count(s.non_2xx),
-            count(s.responses),
-            s.non_2xx as f64 * 100.0 / s.responses.max(1) as f64
+        issues.push(trf(
+            lang,
+            "<strong>{} of {} responses were not 2xx</strong> ({}%): see the status codes below.",
+            &[
+                &count(s.non_2xx),
+                &count(s.responses),
+                &format!(
+                    "{:.2}",
+                    s.non_2xx as f64 * 100.0 / s.responses.max(1) as f64
+                ),
+            ],
         ));
     }
     if failed_checks > 0 {
-        issues.push(format!(
-            "<strong>{failed_checks} check{} failed</strong>: see Checks below.",
-            if failed_checks == 1 { "" } else { "s" }
+        issues.push(plural(
+            lang,
+            trf(
+                lang,
+                "<strong>{} check(s) failed</strong>: see Checks below.",
+                &[&failed_checks],
+            ),
+            failed_checks,
+            "check",
         ));
     }
     for x in &r.warnings {
-        issues.push(esc(x));
+        // The shortfall is one of them, said above.
+        if r.shortfall.as_ref().is_some_and(|sf| *x == sf.message) {
+            continue;
+        }
+        issues.push(esc(&crate::lang::warning(lang, x)));
     }
+    let n = r.thresholds.len();
     let (class, head) = if breached > 0 {
         (
             "bad",
-            format!(
-                "{breached} of {} threshold{} breached",
-                r.thresholds.len(),
-                if r.thresholds.len() == 1 { "" } else { "s" }
+            plural(
+                lang,
+                trf(lang, "{} of {} threshold(s) breached", &[&breached, &n]),
+                n,
+                "threshold",
             ),
         )
     } else if r.end.partial || failed_checks > 0 || s.errors > 0 || s.non_2xx > 0 {
         (
             "warn",
-            if r.thresholds.is_empty() {
-                "Completed with problems".to_string()
+            if n == 0 {
+                t("Completed with problems").to_string()
             } else {
-                format!(
-                    "All {} thresholds passed, with problems",
-                    r.thresholds.len()
-                )
+                trf(lang, "All {} thresholds passed, with problems", &[&n])
             },
         )
-    } else if !r.thresholds.is_empty() {
+    } else if n > 0 {
         (
             "ok",
-            format!(
-                "All {} threshold{} passed",
-                r.thresholds.len(),
-                if r.thresholds.len() == 1 { "" } else { "s" }
+            plural(
+                lang,
+                trf(lang, "All {} threshold(s) passed", &[&n]),
+                n,
+                "threshold",
             ),
         )
     } else {
-        ("ok", "Completed".to_string())
+        ("ok", t("Completed").to_string())
     };
     let head = if r.end.partial {
-        format!("{head} · partial result")
+        trf(lang, "{} · partial result", &[&head])
     } else {
         head
     };
@@ -325,7 +403,7 @@ fn verdict(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
         esc(&head)
     )?;
     if issues.is_empty() {
-        writeln!(w, "<p>No validity warning.</p>")?;
+        writeln!(w, "<p>{}</p>", t("No validity warning."))?;
     } else {
         writeln!(w, "<ul>")?;
         for i in issues {
@@ -336,7 +414,8 @@ fn verdict(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
     writeln!(w, "</section>")
 }
 
-fn headline(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
+fn headline(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
+    let t = |en: &'static str| tr(lang, en);
     let s = &r.summary;
     let l = &s.latency;
     let at = |p: f64| {
@@ -347,10 +426,10 @@ fn headline(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
         }
     };
     let cards = [
-        ("responses/s", format!("{:.1}", s.rps)),
-        ("responses", count(s.responses)),
+        (t("responses/s"), format!("{:.1}", s.rps)),
+        (t("responses"), count(s.responses)),
         (
-            "errors",
+            t("errors"),
             format!(
                 "{} ({:.2}%)",
                 count(s.errors),
@@ -358,7 +437,7 @@ fn headline(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
             ),
         ),
         (
-            "non-2xx",
+            t("non-2xx"),
             format!(
                 "{} ({:.2}%)",
                 count(s.non_2xx),
@@ -370,14 +449,14 @@ fn headline(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
         ("p99", at(99.0)),
         ("p99.9", at(99.9)),
         (
-            "max",
+            t("max"),
             if l.count == 0 {
                 "—".into()
             } else {
                 duration_us(l.max_us)
             },
         ),
-        ("transfer in", format!("{}/s", bytes(s.bytes_in_per_s))),
+        (t("transfer in"), format!("{}/s", bytes(s.bytes_in_per_s))),
     ];
     writeln!(w, "<section class=\"headline\">")?;
     for (k, v) in cards {
@@ -391,19 +470,20 @@ fn headline(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
     writeln!(
         w,
         "<p class=\"hint\">{}</p>",
-        if s.service.is_some() {
+        t(if s.service.is_some() {
             "Latency counts from when each request was due (coordinated omission corrected)."
         } else {
             "Closed model: latency is service time; a server stall shows as fewer responses, not as latency (run an open model with --rate to see it)."
-        }
+        })
     )
 }
 
-fn compare_header(w: &mut impl Write, runs: &[(String, RunResult)]) -> io::Result<()> {
+fn compare_header(w: &mut impl Write, runs: &[(String, RunResult)], lang: Lang) -> io::Result<()> {
     writeln!(
         w,
-        "<header>\n<p class=\"kicker\">yace load test report</p>\n<h1>Comparing {} runs</h1>\n<ol class=\"runs\">",
-        runs.len()
+        "<header>\n<p class=\"kicker\">{}</p>\n<h1>{}</h1>\n<ol class=\"runs\">",
+        tr(lang, "yace load test report"),
+        trf(lang, "Comparing {} runs", &[&runs.len()])
     )?;
     for (i, (name, r)) in runs.iter().enumerate() {
         writeln!(
@@ -415,19 +495,19 @@ fn compare_header(w: &mut impl Write, runs: &[(String, RunResult)]) -> io::Resul
             esc(name),
             esc(&r.plan.request.method),
             esc(&r.plan.target.url),
-            esc(&model(r)),
+            esc(&model_in(r, lang)),
             esc(&r.started_at),
             r.summary.duration_s,
-            esc(end(r))
+            esc(end_in(r, lang))
         )?;
     }
     writeln!(w, "</ol>\n</header>")?;
-    let table = compare::table(runs);
+    let table = compare::table_in(runs, lang);
     writeln!(w, "<section class=\"compare\"><table><thead><tr><th></th>")?;
     for i in 0..runs.len() {
         write!(w, "<th>[{}]</th>", i + 1)?;
         if i > 0 {
-            write!(w, "<th>vs [1]</th>")?;
+            write!(w, "<th>{}</th>", tr(lang, "vs [1]"))?;
         }
     }
     writeln!(w, "</tr></thead><tbody>")?;
@@ -448,7 +528,7 @@ fn compare_header(w: &mut impl Write, runs: &[(String, RunResult)]) -> io::Resul
     writeln!(w, "</ul></section>")
 }
 
-fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart) -> io::Result<()> {
+fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io::Result<()> {
     writeln!(
         w,
         "<figure class=\"chart\" id=\"chart-{id}\">\n<figcaption><h3>{}</h3>{}</figcaption>\n\
@@ -456,9 +536,14 @@ fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart) -> io::Result<()> {
         esc(&c.title),
         if c.log {
             format!(
-                "<label class=\"logtoggle\"><input type=\"checkbox\" data-log=\"{}\"{}> log scale</label>",
+                "<label class=\"logtoggle\"><input type=\"checkbox\" data-log=\"{}\"{}> {}</label>",
                 c.id,
-                if c.kind == Kind::Spectrum { " checked" } else { "" }
+                if c.kind == Kind::Spectrum {
+                    " checked"
+                } else {
+                    ""
+                },
+                tr(lang, "log scale")
             )
         } else {
             String::new()
@@ -468,12 +553,16 @@ fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart) -> io::Result<()> {
     )?;
     writeln!(
         w,
-        "<details><summary>show data</summary><div class=\"tablewrap\"><table><thead><tr><th>{}</th>",
-        match t.kind {
-            Kind::Time => "time",
-            Kind::Spectrum => "percentile",
-            Kind::Histogram => "latency from",
-        }
+        "<details><summary>{}</summary><div class=\"tablewrap\"><table><thead><tr><th>{}</th>",
+        tr(lang, "show data"),
+        tr(
+            lang,
+            match t.kind {
+                Kind::Time => "time",
+                Kind::Spectrum => "percentile",
+                Kind::Histogram => "latency from",
+            }
+        )
     )?;
     for l in &t.lines {
         write!(w, "<th>{}</th>", esc(&l.label))?;
@@ -488,7 +577,7 @@ fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart) -> io::Result<()> {
                     .copied()
                     .unwrap_or(100.0 * (1.0 - 10f64.powf(-x)));
                 if p == 0.0 {
-                    "min".to_string()
+                    tr(lang, "min").to_string()
                 } else {
                     format!("p{p}")
                 }
@@ -510,7 +599,12 @@ fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart) -> io::Result<()> {
         if step > 1.0 {
             writeln!(
                 w,
-                "<p class=\"note\">Each row covers {step} s. Every second is in <code>yace report FILE -F csv</code>.</p>"
+                "<p class=\"note\">{}</p>",
+                trf(
+                    lang,
+                    "Each row covers {} s. Every second is in <code>yace report FILE -F csv</code>.",
+                    &[&step]
+                )
             )?;
         }
     }
@@ -546,14 +640,27 @@ fn dist_row(w: &mut impl Write, name: &str, d: &Distribution) -> io::Result<()> 
 }
 
 /// The tables under the charts.
-fn details(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
+fn details(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
     let s = &r.summary;
-    writeln!(w, "<section class=\"details\">\n<h2>Figures</h2>")?;
+    let t = |en: &'static str| tr(lang, en);
+    let head = |cols: &[&str]| {
+        let cells: String = cols.iter().map(|c| format!("<th>{c}</th>")).collect();
+        format!("<thead><tr>{cells}</tr></thead>")
+    };
+    writeln!(w, "<section class=\"details\">\n<h2>{}</h2>", t("Figures"))?;
     writeln!(
         w,
-        "<table class=\"wide\"><thead><tr><th>requests</th><th>responses</th><th>errors</th>\
-         <th>non-2xx</th><th>cancelled</th><th>dropped</th><th>retried</th><th>responses/s</th></tr></thead>\
-         <tbody><tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr></tbody></table>",
+        "<table class=\"wide\">{}<tbody><tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td></tr></tbody></table>",
+        head(&[
+            t("requests"),
+            t("responses"),
+            t("errors"),
+            t("non-2xx"),
+            t("cancelled"),
+            t("dropped"),
+            t("retried"),
+            t("responses/s")
+        ]),
         count(s.requests),
         count(s.responses),
         count(s.errors),
@@ -565,28 +672,38 @@ fn details(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
     )?;
     writeln!(
         w,
-        "<p>Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened; client {} thread(s), \
-         {:.2} CPU-s, busiest thread {:.0}% busy{}.</p>",
-        bytes(s.bytes_in as f64),
-        bytes(s.bytes_in_per_s),
-        bytes(s.bytes_out as f64),
-        bytes(s.body_bytes as f64),
-        count(s.connections_opened),
-        r.client.threads,
-        r.client.cpu_s,
-        r.client.busiest_thread * 100.0,
-        if r.client.saturated {
-            " — <strong>saturated</strong>"
-        } else {
-            ""
-        }
+        "<p>{}</p>",
+        trf(
+            lang,
+            "Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened; client {} thread(s), {} CPU-s, busiest thread {}% busy{}.",
+            &[
+                &bytes(s.bytes_in as f64),
+                &bytes(s.bytes_in_per_s),
+                &bytes(s.bytes_out as f64),
+                &bytes(s.body_bytes as f64),
+                &count(s.connections_opened),
+                &r.client.threads,
+                &format!("{:.2}", r.client.cpu_s),
+                &format!("{:.0}", r.client.busiest_thread * 100.0),
+                &if r.client.saturated {
+                    t(" — <strong>saturated</strong>")
+                } else {
+                    ""
+                }
+            ]
+        )
     )?;
     if s.latency.count > 0 {
-        writeln!(w, "<h3>Latency</h3><table class=\"wide\"><thead><tr><th>min</th><th>mean</th><th>stdev</th>")?;
-        for p in SHOWN {
-            write!(w, "<th>p{p}</th>")?;
-        }
-        writeln!(w, "<th>max</th></tr></thead><tbody><tr>")?;
+        let mut cols = vec![t("min").to_string(), t("mean").into(), t("stdev").into()];
+        cols.extend(SHOWN.iter().map(|p| format!("p{p}")));
+        cols.push(t("max").into());
+        let cols: Vec<&str> = cols.iter().map(String::as_str).collect();
+        writeln!(
+            w,
+            "<h3>{}</h3><table class=\"wide\">{}<tbody><tr>",
+            t("Latency"),
+            head(&cols)
+        )?;
         let l = &s.latency;
         write!(
             w,
@@ -601,31 +718,37 @@ fn details(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
         writeln!(w, "<td>{}</td></tr></tbody></table>", duration_us(l.max_us))?;
         writeln!(
             w,
-            "<h3>Phases</h3><table><thead><tr><th>phase</th><th>min</th><th>mean</th><th>p50</th>\
-             <th>p90</th><th>p99</th><th>max</th></tr></thead><tbody>"
+            "<h3>{}</h3><table>{}<tbody>",
+            t("Phases"),
+            head(&[
+                t("phase"),
+                t("min"),
+                t("mean"),
+                "p50",
+                "p90",
+                "p99",
+                t("max")
+            ])
         )?;
-        dist_row(w, "latency", &s.latency)?;
+        dist_row(w, t("latency"), &s.latency)?;
         if let Some(d) = &s.service {
-            dist_row(w, "service time", d)?;
+            dist_row(w, t("service time"), d)?;
         }
         if let Some(d) = &s.lag {
-            dist_row(w, "schedule lag", d)?;
+            dist_row(w, t("schedule lag"), d)?;
         }
-        dist_row(w, "connect (per request)", &s.connect)?;
+        dist_row(w, t("connect (per request)"), &s.connect)?;
         if let Some(d) = &s.tls {
             dist_row(w, "TLS", d)?;
         }
-        dist_row(w, "wait (to first byte)", &s.wait)?;
-        dist_row(w, "processing", &s.processing)?;
-        dist_row(w, "TCP handshake (per connection)", &s.handshake)?;
+        dist_row(w, t("wait (to first byte)"), &s.wait)?;
+        dist_row(w, t("processing"), &s.processing)?;
+        dist_row(w, t("TCP handshake (per connection)"), &s.handshake)?;
         writeln!(w, "</tbody></table>")?;
     }
-    writeln!(w, "<h3>Responses and errors</h3>")?;
+    writeln!(w, "<h3>{}</h3>", t("Responses and errors"))?;
     if !r.statuses.is_empty() {
-        writeln!(
-            w,
-            "<table><thead><tr><th>status</th><th>responses</th></tr></thead><tbody>"
-        )?;
+        writeln!(w, "<table>{}<tbody>", head(&[t("status"), t("responses")]))?;
         for (code, n) in &r.statuses {
             writeln!(w, "<tr><th>{code}</th><td>{}</td></tr>", count(*n))?;
         }
@@ -637,12 +760,13 @@ fn details(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
         .filter(|(o, n)| o.is_error() && **n > 0)
         .collect();
     if failures.is_empty() {
-        writeln!(w, "<p>No errors.</p>")?;
+        writeln!(w, "<p>{}</p>", t("No errors."))?;
     } else {
         failures.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
         writeln!(
             w,
-            "<table><thead><tr><th>error</th><th>requests</th><th>likely cause</th></tr></thead><tbody>"
+            "<table>{}<tbody>",
+            head(&[t("error"), t("requests"), t("likely cause")])
         )?;
         for (o, n) in failures {
             writeln!(
@@ -650,7 +774,7 @@ fn details(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
                 "<tr><th><code>{}</code></th><td>{}</td><td class=\"text\">{}</td></tr>",
                 o.name(),
                 count(*n),
-                esc(o.explain())
+                esc(crate::lang::explain(lang, *o))
             )?;
         }
         writeln!(w, "</tbody></table>")?;
@@ -658,8 +782,17 @@ fn details(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
     if !r.steps.is_empty() {
         writeln!(
             w,
-            "<h3>Steps</h3><table><thead><tr><th>step</th><th>requests</th><th>errors</th>\
-             <th>non-2xx</th><th>p50</th><th>p99</th><th>max</th></tr></thead><tbody>"
+            "<h3>{}</h3><table>{}<tbody>",
+            t("Steps"),
+            head(&[
+                t("step"),
+                t("requests"),
+                t("errors"),
+                t("non-2xx"),
+                "p50",
+                "p99",
+                t("max")
+            ])
         )?;
         for st in &r.steps {
             writeln!(
@@ -679,14 +812,15 @@ fn details(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
     if !r.checks.is_empty() {
         writeln!(
             w,
-            "<h3>Checks</h3><table><thead><tr><th></th><th>step</th><th>check</th><th>passed</th>\
-             <th>failed</th></tr></thead><tbody>"
+            "<h3>{}</h3><table>{}<tbody>",
+            t("Checks"),
+            head(&["", t("step"), t("check"), t("passed"), t("failed")])
         )?;
         for c in &r.checks {
             let (class, word) = match (c.passed, c.failed) {
-                (0, 0) => ("", "not run"),
-                (_, 0) => ("pass", "ok"),
-                _ => ("fail", "FAIL"),
+                (0, 0) => ("", t("not run")),
+                (_, 0) => ("pass", t("ok     ").trim()),
+                _ => ("fail", t("FAIL")),
             };
             writeln!(
                 w,
@@ -702,21 +836,23 @@ fn details(w: &mut impl Write, r: &RunResult) -> io::Result<()> {
     if !r.thresholds.is_empty() {
         writeln!(
             w,
-            "<h3>Thresholds</h3><table><thead><tr><th></th><th>threshold</th><th>actual</th></tr></thead><tbody>"
+            "<h3>{}</h3><table>{}<tbody>",
+            t("Thresholds"),
+            head(&["", t("threshold"), t("actual")])
         )?;
-        for t in &r.thresholds {
-            let scope = t
+        for th in &r.thresholds {
+            let scope = th
                 .step
                 .as_ref()
-                .map(|s| format!(" (step {})", esc(s)))
+                .map(|s| trf(lang, " (step {})", &[&esc(s)]))
                 .unwrap_or_default();
             writeln!(
                 w,
                 "<tr><td class=\"{}\">{}</td><td class=\"text\"><code>{}</code>{scope}</td><td>{}</td></tr>",
-                if t.passed { "pass" } else { "fail" },
-                if t.passed { "pass" } else { "FAIL" },
-                esc(&t.expr),
-                esc(&crate::actual(t.actual, stats::threshold::actual_unit(t)))
+                if th.passed { "pass" } else { "fail" },
+                t(if th.passed { "pass" } else { "FAIL" }),
+                esc(&th.expr),
+                esc(&crate::actual(th.actual, stats::threshold::actual_unit(th)))
             )?;
         }
         writeln!(w, "</tbody></table>")?;

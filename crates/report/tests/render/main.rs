@@ -102,6 +102,28 @@ fn every_renderer_matches_its_snapshot() {
             wrong.extend(check(&format!("{name}.{ext}"), &got));
         }
     }
+    // Chinese (--lang zh): the summary, Markdown and HTML.
+    for name in ["levels", "scenario", "shortfall"] {
+        let r = fixture(name);
+        let zh = yace_report::lang::Lang::Zh;
+        let outputs = [
+            (
+                "zh.txt",
+                render(|w| yace_report::text::summary_in(&r, w, true, zh)),
+            ),
+            (
+                "zh.md",
+                render(|w| yace_report::markdown::report_in(&r, w, zh)),
+            ),
+            (
+                "zh.html",
+                html::readable(&render(|w| yace_report::html::report_in(&r, w, zh))),
+            ),
+        ];
+        for (ext, got) in outputs {
+            wrong.extend(check(&format!("{name}.{ext}"), &got));
+        }
+    }
     // ab's options that change its layout: -k, no percentiles or
     // confidence table, strict length, HTML (-w with -x/-y/-z).
     let r = fixture("closed");
@@ -138,6 +160,19 @@ fn a_comparison_matches_its_snapshot() {
     wrong.extend(check(
         "compare.html",
         &html::readable(&render(|w| yace_report::html::page(&runs, w))),
+    ));
+    let zh = yace_report::lang::Lang::Zh;
+    wrong.extend(check(
+        "compare.zh.txt",
+        &render(|w| yace_report::compare::text_in(&runs, w, zh)),
+    ));
+    wrong.extend(check(
+        "compare.zh.md",
+        &render(|w| yace_report::compare::markdown_in(&runs, w, zh)),
+    ));
+    wrong.extend(check(
+        "compare.zh.html",
+        &html::readable(&render(|w| yace_report::html::page_in(&runs, w, zh))),
     ));
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
     // Each figure against the first: open's 154.9/s to shortfall's 193.3/s.
@@ -187,6 +222,118 @@ fn junit_reports_validate_against_the_junit_schema() {
         .unwrap();
     assert!(!out.status.success());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Nothing a reader reads is left in English in a Chinese report: the
+/// labels of every section of the summary, Markdown and HTML are
+/// translated (figures, units, outcome names and URLs stay as they are).
+#[test]
+fn a_chinese_report_has_no_english_labels_left() {
+    let zh = yace_report::lang::Lang::Zh;
+    let english = [
+        "Requests",
+        "started",
+        "Transfer",
+        "Latency",
+        "latency (",
+        "Service time",
+        "Schedule lag",
+        "Phases",
+        "Connections",
+        "Status ",
+        "Errors",
+        "Client",
+        "warning:",
+        "busiest",
+        "threads",
+        "connections",
+        "model",
+        "Checks",
+        "Thresholds",
+        "Steps",
+        "passed",
+        "failed",
+        "Summary",
+        "Responses",
+        "responses",
+        "Charts",
+        "show data",
+        "log scale",
+        "Per second",
+        "Figures",
+        "client machine",
+        "No errors",
+        "no complete",
+        "in flight",
+        "duration reached",
+        "all requests done",
+        "keep-alive,",
+        "Comparing",
+        "note:",
+        "cannot tell",
+        "share this machine",
+        "service time",
+        "TCP connect",
+        "handshake",
+        "wait (",
+        "processing",
+        "offered",
+        "errors/s",
+        "title\":\"L",
+        "fastest second",
+        "slowest second",
+    ];
+    let mut found = Vec::new();
+    let mut look = |what: &str, text: &str| {
+        // The embedded results and the vendored library are not read by
+        // anyone; the charts' titles, notes and legends are.
+        let prose = match text.find("<script type=\"application/x-yace-result\"") {
+            Some(at) => &text[..at],
+            None => text,
+        };
+        for e in english {
+            if prose.contains(e) {
+                let at = prose.find(e).unwrap();
+                let from = prose[..at]
+                    .char_indices()
+                    .rev()
+                    .nth(40)
+                    .map_or(0, |(i, _)| i);
+                found.push(format!(
+                    "{what}: {e:?} in …{}…",
+                    &prose[from..(at + e.len() + 20).min(prose.len())].replace('\n', " ")
+                ));
+            }
+        }
+    };
+    for name in FIXTURES {
+        let r = fixture(name);
+        look(
+            name,
+            &String::from_utf8(render(|w| yace_report::text::summary_in(&r, w, true, zh))).unwrap(),
+        );
+        look(
+            name,
+            &String::from_utf8(render(|w| yace_report::markdown::report_in(&r, w, zh))).unwrap(),
+        );
+        look(
+            name,
+            &String::from_utf8(render(|w| yace_report::html::report_in(&r, w, zh))).unwrap(),
+        );
+    }
+    let runs: Vec<(String, stats::RunResult)> = ["open", "closed"]
+        .iter()
+        .map(|n| (format!("{n}.json"), fixture(n)))
+        .collect();
+    look(
+        "compare",
+        &String::from_utf8(render(|w| yace_report::compare::text_in(&runs, w, zh))).unwrap(),
+    );
+    look(
+        "compare",
+        &String::from_utf8(render(|w| yace_report::html::page_in(&runs, w, zh))).unwrap(),
+    );
+    assert!(found.is_empty(), "untranslated:\n{}", found.join("\n"));
 }
 
 #[test]

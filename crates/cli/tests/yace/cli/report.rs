@@ -79,6 +79,30 @@ fn a_saved_result_renders_as_text_markdown_csv_and_json() {
     let o = report(&[page, file]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("Comparing 2 runs"));
+
+    // Chinese: by flag, by YACE_LANG, or by the locale; English otherwise.
+    let zh = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).contains("已发起 1,234");
+    assert!(zh(&report(&[file, "--lang", "zh"])));
+    let by = |k: &str, v: &str| {
+        yace()
+            .env_remove("YACE_LANG")
+            .env_remove("LC_ALL")
+            .env_remove("LC_MESSAGES")
+            .env(k, v)
+            .args(["report", file])
+            .output()
+            .unwrap()
+    };
+    assert!(zh(&by("YACE_LANG", "zh")));
+    assert!(zh(&by("LANG", "zh_CN.UTF-8")));
+    assert!(!zh(&by("LANG", "en_US.UTF-8")));
+    let md = report(&[file, "-F", "markdown", "--lang", "zh"]);
+    assert!(String::from_utf8_lossy(&md.stdout).contains("## 延迟"));
+    // CSV and JSON are for machines: the same in any language.
+    assert_eq!(
+        report(&[file, "-F", "csv", "--lang", "zh"]).stdout,
+        report(&[file, "-F", "csv"]).stdout
+    );
 }
 
 #[test]

@@ -28,7 +28,10 @@ use std::time::{Duration, Instant};
 const HANG: Duration = Duration::from_secs(30);
 
 pub fn yace() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_yace"))
+    // English whatever the tester's locale: the tests read the reports.
+    let mut c = Command::new(env!("CARGO_BIN_EXE_yace"));
+    c.env("YACE_LANG", "en");
+    c
 }
 
 pub fn server() -> serve::Server {

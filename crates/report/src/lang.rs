@@ -1,0 +1,524 @@
+//! The reader's language: English (the default) or Chinese, for the terminal
+//! summary, Markdown and HTML (`yace ab` keeps ab's English layout, and the
+//! JSON, CSV and JUnit outputs are for machines).
+//!
+//! English is the key: a renderer writes `tr(lang, "Requests")`, and the
+//! table below gives the Chinese. Phrases with figures are templates whose
+//! `{}` are filled in order ([`fill`]). Free text that a result carries
+//! (its warnings, written when it was made) is translated where its shape
+//! is known ([`warning`]) and otherwise shown as it is. The renderers read
+//! no environment: the binary chooses ([`Lang::from_env`] with its getter).
+
+/// The language a report is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Lang {
+    #[default]
+    En,
+    Zh,
+}
+
+impl Lang {
+    /// `en`, `zh`, or a locale such as `zh_CN.UTF-8`, `zh-TW`, `en_US`.
+    pub fn parse(s: &str) -> Option<Lang> {
+        let s = s.trim().to_ascii_lowercase();
+        if s == "zh" || s.starts_with("zh_") || s.starts_with("zh-") || s.starts_with("zh.") {
+            Some(Lang::Zh)
+        } else if s == "en"
+            || s.starts_with("en_")
+            || s.starts_with("en-")
+            || s == "c"
+            || s == "posix"
+            || s.starts_with("c.")
+        {
+            Some(Lang::En)
+        } else {
+            None
+        }
+    }
+
+    /// `YACE_LANG` if set, else the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`:
+    /// the first that is set), else English.
+    pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Lang {
+        for key in ["YACE_LANG", "LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let Some(v) = get(key).filter(|v| !v.is_empty()) {
+                return Lang::parse(&v).unwrap_or(Lang::En);
+            }
+        }
+        Lang::En
+    }
+
+    /// The `lang` attribute of an HTML page.
+    pub fn html(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh-CN",
+        }
+    }
+}
+
+/// `en` in the reader's language.
+pub fn tr(lang: Lang, en: &'static str) -> &'static str {
+    match lang {
+        Lang::En => en,
+        Lang::Zh => zh(en).unwrap_or(en),
+    }
+}
+
+/// A template's `{}` filled in order.
+pub fn fill(template: &str, args: &[&dyn std::fmt::Display]) -> String {
+    let mut out = String::with_capacity(template.len() + 16 * args.len());
+    let mut args = args.iter();
+    let mut rest = template;
+    while let Some(at) = rest.find("{}") {
+        out.push_str(&rest[..at]);
+        if let Some(a) = args.next() {
+            out.push_str(&a.to_string());
+        }
+        rest = &rest[at + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `tr` then `fill`.
+pub fn trf(lang: Lang, en: &'static str, args: &[&dyn std::fmt::Display]) -> String {
+    fill(tr(lang, en), args)
+}
+
+/// A warning a result carries, in the reader's language: the known ones
+/// rebuilt from the figures in their text, any other as it is.
+pub fn warning(lang: Lang, w: &str) -> String {
+    if lang == Lang::En {
+        return w.to_string();
+    }
+    let num = |s: &str| -> String {
+        s.chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.')
+            .collect::<String>()
+            .trim_end_matches(['.', ','])
+            .to_string()
+    };
+    if w.starts_with("client and server share this machine's CPUs") {
+        "客户端与服务器共用本机 CPU：请用 taskset 把两者绑到不同的 CPU 上，结果才有意义".into()
+    } else if w.starts_with("the load generator was saturated") {
+        format!(
+            "压测客户端已饱和：最忙的线程有 {}% 的时间在占用 CPU，速率可能受限于客户端；请增加线程（-t）或客户端机器",
+            num(w)
+        )
+    } else if w.starts_with("certificate verification was OFF") {
+        "证书校验已关闭（--insecure）：没有验证服务器的身份".into()
+    } else if let Some(rest) = w.strip_prefix("the server is out of spec: ") {
+        format!(
+            "服务器不符合规范：{} 个响应需要宽松解析才能读取（见 lenient），yace 因此关闭了这些连接而没有复用",
+            num(rest)
+        )
+    } else if w.contains("requests failed for lack of client resources") {
+        format!(
+            "{} 个请求因客户端资源不足（文件描述符或本地端口）而失败：本次运行不能作为服务器的测量结果；请运行 `yace doctor`",
+            num(w)
+        )
+    } else if w.contains("cookies were not kept") {
+        format!(
+            "{} 个 Cookie 没有保存：每个用户的 Cookie 罐像浏览器对一个站点那样有上限（最旧的先丢弃），之后的请求不带它们",
+            num(w)
+        )
+    } else {
+        w.to_string()
+    }
+}
+
+/// A shortfall's paragraph in the reader's language (English: the one the
+/// result carries; Chinese: rebuilt from its figures and cause).
+pub fn shortfall(lang: Lang, sf: &stats::Shortfall) -> String {
+    use stats::shortfall::Cause;
+    if lang == Lang::En {
+        return sf.message.clone();
+    }
+    let c = crate::fmt::count;
+    let mut what = format!(
+        "所要求的负载没有提供出来：到期的 {} 个请求中发送了 {} 个（{:.1}%）",
+        c(sf.due),
+        c(sf.sent),
+        sf.sent as f64 * 100.0 / sf.due.max(1) as f64
+    );
+    if sf.dropped > 0 {
+        what.push_str(&format!("，丢弃 {} 个", c(sf.dropped)));
+    }
+    if sf.late > 0 {
+        what.push_str(&format!("，{} 个晚发超过 10 毫秒", c(sf.late)));
+    }
+    let (why, fix) = match sf.cause {
+        Cause::ClientSaturated => (
+            "客户端已饱和，无法按时发送",
+            "增加线程（-t）或客户端机器；这个速率下测到的不是服务器",
+        ),
+        Cause::InflightCap => (
+            "在途请求上限不够：按测得的服务时间，计划速率需要的在途请求数超过了 --max-inflight",
+            "提高 --max-inflight；如果服务时间随之变长，说明服务器撑不住这个速率，这本身就是结论",
+        ),
+        Cause::Connections => (
+            "连接失败或被服务器关闭，槽位忙于建立连接",
+            "检查服务器的连接限制（listen backlog、worker_connections、MaxRequestWorkers、keepalive_requests）和下面的错误",
+        ),
+        Cause::ServerTooSlow => (
+            "服务器有时太慢：请求到期时所有槽位都在忙",
+            "看每秒数据找出发生的时间；降低速率找出服务器能持续承受的水平，或者接受这次停顿就是服务器的表现",
+        ),
+    };
+    format!("{what}。原因：{why}。对策：{fix}。")
+}
+
+/// The Chinese of every phrase the renderers translate.
+fn zh(en: &str) -> Option<&'static str> {
+    Some(match en {
+        // The load model, in words.
+        "keep-alive" => "长连接（keep-alive）",
+        "new connection per request" => "每个请求新建连接",
+        "1 thread" => "1 个线程",
+        "{} threads" => "{} 个线程",
+        "{} connections" => "{} 个连接",
+        "{} connections × {} streams" => "{} 个连接 × {} 个流",
+        "closed model: {}, {}, {}" => "闭环模型：{}，{}，{}",
+        "{} in flight on {}" => "{} 个在途请求，分布在 {} 上",
+        "{} in flight" => "{} 个在途请求",
+        "open model: up to {}/s, at most {}, {}, {}" => "开环模型：最高 {}/秒，最多 {}，{}，{}",
+        "virtual users: up to {}" => "虚拟用户：最多 {} 个",
+        ", an iteration every {}" => "，每 {} 一次迭代",
+        ", think time" => "，含思考时间",
+        // How the run ended.
+        "all requests done" => "全部请求完成",
+        "duration reached" => "到达设定时长",
+        "INTERRUPTED by Ctrl-C: partial result" => "被 Ctrl-C 中断：部分结果",
+        "TERMINATED by SIGTERM: partial result" => "被 SIGTERM 终止：部分结果",
+        // The terminal summary.
+        "  server: {}" => "  服务器：{}",
+        "(no handshake)" => "（没有握手）",
+        "verified" => "已验证",
+        "NOT VERIFIED (--insecure)" => "未验证（--insecure）",
+        "  TLS {} {}, certificate {}; {} full and {} resumed handshakes" => "  TLS {} {}，证书{}；完整握手 {} 次，会话复用 {} 次",
+        "  HTTP/2, {} streams per connection" => "  HTTP/2，每个连接 {} 个流",
+        " (server allows {})" => "（服务器允许 {}）",
+        "; {} connections retired by GOAWAY" => "；{} 个连接因 GOAWAY 退役",
+        "SHORTFALL" => "负载不足",
+        "  Requests    {} started   {} responses   {} responses/s" => "  请求        已发起 {}   响应 {}   {} 响应/秒",
+        "              {} errors   {} non-2xx   {} cancelled at end   {} retried" => "              错误 {}   非 2xx {}   结束时取消 {}   重试 {}",
+        "  Planned     {} = {} started + {} dropped + {} not yet due at the end" => "  计划        {} = 已发起 {} + 丢弃 {} + 结束时尚未到期 {}",
+        "  Transfer    in {} ({}/s)   out {}   bodies {}" => "  传输        接收 {}（{}/秒）   发送 {}   正文 {}",
+        "  Body        {} bytes first; length varied in {} responses ({}–{} bytes): information, not failure" => "  正文        首个 {} 字节；{} 个响应的长度不同（{}–{} 字节）：仅供参考，不算失败",
+        "  Body        {} bytes, every response" => "  正文        每个响应 {} 字节",
+        "Latency (from intended send time; coordinated omission corrected)" => "延迟（从计划发送时刻算起；已校正协同遗漏）",
+        "Latency (service time, closed model: a stall shows as fewer requests; see --rate)" => "延迟（服务时间，闭环模型：服务器停顿表现为请求变少；见 --rate）",
+        "    min {}   mean {}   stdev {}   max {}" => "    最小 {}   平均 {}   标准差 {}   最大 {}",
+        "  Service time (from actual send)   mean {}   p50 {}   p99 {}   max {}" => "  服务时间（从实际发送算起）   平均 {}   p50 {}   p99 {}   最大 {}",
+        "  Schedule lag (start − intended)   mean {}   p99 {}   max {}" => "  调度延迟（实际发送 − 计划时刻）   平均 {}   p99 {}   最大 {}",
+        "   dropped {}" => "   丢弃 {}",
+        "  Phases      connect {} / {}{}   wait (to first byte) {} / {}   (mean / p99 per request)" => "  阶段        连接 {} / {}{}   等待（首字节）{} / {}   （每个请求的平均 / p99）",
+        "  Connections {} opened, TCP handshake mean {} / p99 {}" => "  连接        已建立 {} 个，TCP 握手平均 {} / p99 {}",
+        "  Latency     no complete responses" => "  延迟        没有完整的响应",
+        "  Status      {}" => "  状态码      {}",
+        "  Checks      {} of {} failed ({}%)" => "  检查        失败 {} 次，共 {} 次（{}%）",
+        "  Errors      none" => "  错误        无",
+        "  Errors" => "  错误",
+        "  Lenient     {} responses: {}; read, then their connections closed" => "  宽松解析    {} 个响应：{}；已读取，随后关闭其连接",
+        "  Steps       " => "  步骤        ",
+        "requests" => "请求",
+        "errors" => "错误",
+        "non-2xx" => "非 2xx",
+        "  Checks" => "  检查",
+        "not run" => "未运行",
+        "ok     " => "通过   ",
+        "FAIL   " => "失败   ",
+        "    {} {} · {}   {} passed, {} failed" => "    {} {} · {}   通过 {}，失败 {}",
+        "  Thresholds" => "  阈值",
+        " (step {})" => "（步骤 {}）",
+        "pass" => "通过",
+        "FAIL" => "失败",
+        "    {} {}{}   actual {}" => "    {} {}{}   实际 {}",
+        "  Client      {}, {} CPU-s, busiest thread {}% busy{}" => "  客户端      {}，{} CPU 秒，最忙线程 {}% 繁忙{}",
+        " (SATURATED)" => "（已饱和）",
+        " (not the bottleneck)" => "（不是瓶颈）",
+        "  warning: {}" => "  警告：{}",
+        "  Responses/s {}  {}–{} over {} s{}" => "  响应/秒     {}  {}–{}，共 {} 秒{}",
+        ", each mark the slowest of {} s" => "，每格为 {} 秒中最慢的一秒",
+        "  Latency histogram (log scale)" => "  延迟直方图（对数刻度）",
+        // Markdown and HTML.
+        "Partial result" => "部分结果",
+        "The figures cover what was done." => "这些数字只涵盖已完成的部分。",
+        "Shortfall" => "负载不足",
+        "Summary" => "概要",
+        "Latency" => "延迟",
+        "Responses and errors" => "响应与错误",
+        "Steps" => "步骤",
+        "Checks" => "检查",
+        "Thresholds" => "阈值",
+        "Warnings" => "警告",
+        "Per second" => "每秒",
+        "No complete responses." => "没有完整的响应。",
+        "No errors." => "没有错误。",
+        "started {} · yace {}" => "开始于 {} · yace {}",
+        "server" => "服务器",
+        "client" => "客户端",
+        "{} ({} CPUs, {} allowed), {} thread(s), {} CPU-s, busiest thread {}%{}" => "{}（{} 个 CPU，可用 {} 个），{} 个线程，{} CPU 秒，最忙线程 {}%{}",
+        "saturated" => "已饱和",
+        "second" => "秒",
+        "responses" => "响应",
+        "responses/s" => "响应/秒",
+        "cancelled" => "已取消",
+        "dropped" => "丢弃",
+        "retried" => "重试",
+        "status" => "状态码",
+        "error" => "错误",
+        "likely cause" => "可能的原因",
+        "step" => "步骤",
+        "check" => "检查",
+        "passed" => "通过",
+        "failed" => "失败",
+        "threshold" => "阈值",
+        "actual" => "实际",
+        "phase" => "阶段",
+        "min" => "最小",
+        "mean" => "平均",
+        "stdev" => "标准差",
+        "max" => "最大",
+        "latency" => "延迟",
+        "service time" => "服务时间",
+        "schedule lag" => "调度延迟",
+        "connect" => "连接",
+        "connect (per request)" => "连接（每个请求）",
+        "tls" => "TLS",
+        "TLS" => "TLS",
+        "wait (to first byte)" => "等待（首字节）",
+        "processing" => "处理",
+        "TCP handshake (per connection)" => "TCP 握手（每个连接）",
+        "Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened." => "传输：接收 {}（{}/秒），发送 {}，正文 {}；建立连接 {} 个。",
+        "Latency counts from when each request was due (coordinated omission corrected); service time from when it was sent." => "延迟从每个请求的计划时刻算起（已校正协同遗漏）；服务时间从实际发送算起。",
+        "Closed model: latency is service time. Each connection waits for its answer, so a server stall shows as fewer requests, not as latency (coordinated omission); an open-model run (`--rate`) at the measured throughput shows it." => "闭环模型：延迟即服务时间。每个连接都等待上一个响应，所以服务器的停顿表现为请求变少，而不是延迟变大（协同遗漏）；用测得的吞吐量做一次开环运行（`--rate`）才能看到它。",
+        // HTML.
+        "yace load test report" => "yace 压测报告",
+        "load" => "负载",
+        "when" => "时间",
+        "client machine" => "客户端机器",
+        "server says" => "服务器标识",
+        "certificate" => "证书",
+        "{} full and {} resumed handshakes" => "完整握手 {} 次，会话复用 {} 次",
+        "{} streams per connection" => "每个连接 {} 个流",
+        "<strong>NOT verified</strong> (--insecure)" => "<strong>未验证</strong>（--insecure）",
+        "<strong>Partial result</strong>: {}. The figures cover what was done." => "<strong>部分结果</strong>：{}。这些数字只涵盖已完成的部分。",
+        "<strong>Shortfall</strong>: {}" => "<strong>负载不足</strong>：{}",
+        "<strong>{} of {} requests failed</strong> ({}%): see Errors below." => "<strong>有 {} 个请求失败</strong>（共 {} 个，{}%）：见下方“错误”。",
+        "<strong>{} of {} responses were not 2xx</strong> ({}%): see the status codes below." => "<strong>有 {} 个响应不是 2xx</strong>（共 {} 个，{}%）：见下方状态码。",
+        "<strong>{} check(s) failed</strong>: see Checks below." => "<strong>{} 项检查失败</strong>：见下方“检查”。",
+        "{} of {} threshold(s) breached" => "{} 个阈值未达标（共 {} 个）",
+        "Completed with problems" => "已完成，但有问题",
+        "All {} thresholds passed, with problems" => "全部 {} 个阈值通过，但有问题",
+        "All {} threshold(s) passed" => "全部 {} 个阈值通过",
+        "Completed" => "已完成",
+        "{} · partial result" => "{} · 部分结果",
+        "No validity warning." => "没有有效性警告。",
+        "transfer in" => "接收流量",
+        "Latency counts from when each request was due (coordinated omission corrected)." => "延迟从每个请求的计划时刻算起（已校正协同遗漏）。",
+        "Closed model: latency is service time; a server stall shows as fewer responses, not as latency (run an open model with --rate to see it)." => "闭环模型：延迟即服务时间；服务器的停顿表现为响应变少，而不是延迟变大（用 --rate 做开环运行才能看到）。",
+        "Charts" => "图表",
+        "Hover a chart for exact values; the time charts share one cursor. Click a legend entry to hide its line. \"show data\" opens the figures drawn." => "鼠标悬停可查看精确数值；各时间图共用一个光标。点击图例可隐藏对应的线。“显示数据”列出图中的数字。",
+        "show data" => "显示数据",
+        "log scale" => "对数刻度",
+        "time" => "时间",
+        "percentile" => "百分位",
+        "latency from" => "延迟起点",
+        "Each row covers {} s. Every second is in <code>yace report FILE -F csv</code>." => "每行涵盖 {} 秒。逐秒数据见 <code>yace report FILE -F csv</code>。",
+        "Figures" => "数据",
+        "Phases" => "阶段",
+        "Comparing {} runs" => "比较 {} 次运行",
+        "vs [1]" => "对比 [1]",
+        "Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened; client {} thread(s), {} CPU-s, busiest thread {}% busy{}." => "传输：接收 {}（{}/秒），发送 {}，正文 {}；建立连接 {} 个；客户端 {} 个线程，{} CPU 秒，最忙线程 {}% 繁忙{}。",
+        " — <strong>saturated</strong>" => " — <strong>已饱和</strong>",
+        "Made by yace {} from the <code>yace.result.v1</code> document(s), which this page embeds whole: <code>yace report THIS.html -F json</code> gets it back, and <code>yace report THIS.html other.json</code> compares it." => "由 yace {} 根据 <code>yace.result.v1</code> 结果文档生成，本页完整内嵌了它：<code>yace report 本文件.html -F json</code> 可取回结果，<code>yace report 本文件.html other.json</code> 可与其他结果比较。",
+        "Charts drawn with uPlot 1.6.32 (MIT licence, © Leon Sorokin), inlined: this page makes no network request." => "图表由 uPlot 1.6.32（MIT 许可，© Leon Sorokin）绘制，已内嵌：本页不发出任何网络请求。",
+        // Chart titles, notes and lines.
+        "Responses per second" => "每秒响应数",
+        "Latency over time" => "延迟随时间变化",
+        "Status classes and errors per second" => "每秒状态码类别与错误",
+        "Requests in flight and new connections" => "在途请求与新建连接",
+        "The client itself" => "客户端自身",
+        "Errors per second" => "每秒错误数",
+        "Client CPU" => "客户端 CPU",
+        "Latency by percentile" => "各百分位的延迟",
+        "Latency histogram" => "延迟直方图",
+        "errors/s" => "错误/秒",
+        "dropped/s (not sent in time)" => "丢弃/秒（未能按时发送）",
+        "offered rate (planned)" => "计划速率",
+        "users (planned)" => "计划用户数",
+        "in flight" => "在途",
+        "connections opened/s" => "新建连接/秒",
+        "client CPU (cores)" => "客户端 CPU（核）",
+        "client CPU" => "客户端 CPU",
+        "schedule lag p99" => "调度延迟 p99",
+        "service time (from actual send)" => "服务时间（从实际发送算起）",
+        "share of responses" => "响应占比",
+        "TCP connect (per connection)" => "TCP 连接（每个连接）",
+        "TLS handshake" => "TLS 握手",
+        "wait (sent → first byte)" => "等待（发送 → 首字节）",
+        "processing (sent → last byte)" => "处理（发送 → 末字节）",
+        "Complete responses (any status) and failed requests per second." => "每秒完整响应（任何状态码）与失败请求。",
+        " The dashed line is the rate the plan offered." => "虚线是计划提供的速率。",
+        " The dashed line (right axis) is the number of virtual users the plan ran." => "虚线（右轴）是计划运行的虚拟用户数。",
+        "Responses by status class (solid) and failed requests by cause (dashed), per second." => "每秒按状态码类别统计的响应（实线）与按原因统计的失败请求（虚线）。",
+        "Requests in flight (mean over each second, sampled every 100 ms) and connections opened per second (right axis)." => "在途请求（每秒平均，每 100 毫秒采样一次）与每秒新建连接（右轴）。",
+        "CPU used by yace's {} worker thread(s), in cores ({} allowed){}. A client near its limit measures itself, not the server." => "yace 的 {} 个工作线程所用的 CPU，以核为单位（可用 {} 个）{}。接近极限的客户端测到的是它自己，而不是服务器。",
+        "; and how late requests were sent (schedule lag p99, right axis)" => "；以及请求发送的滞后（调度延迟 p99，右轴）",
+        "Latency of each second's responses, from when each request was due (coordinated omission corrected)." => "每秒响应的延迟，从每个请求的计划时刻算起（已校正协同遗漏）。",
+        "Latency of each second's responses. Closed model: this is service time; a stall shows as fewer responses, not as latency." => "每秒响应的延迟。闭环模型：这是服务时间；停顿表现为响应变少，而不是延迟变大。",
+        "Each run on its own time since start." => "每次运行按各自开始后的时间对齐。",
+        "p99 (solid) and p50 (dashed) of each run." => "每次运行的 p99（实线）与 p50（虚线）。",
+        "Failed requests per second (non-2xx responses are not errors)." => "每秒失败的请求（非 2xx 响应不算错误）。",
+        "CPU used by yace's worker threads in each run, in cores." => "每次运行中 yace 工作线程所用的 CPU，以核为单位。",
+        "Every percentile from the run's full-resolution histogram: the x axis stretches the tail (90 %, 99 %, 99.9 % … are equally spaced), where users wait longest." => "来自全分辨率直方图的每个百分位：横轴拉伸了尾部（90%、99%、99.9% …… 等距排列），那里是用户等得最久的地方。",
+        "Where a request's time went, by percentile: connecting (once per connection), the TLS handshake, waiting for the first byte, and the whole exchange after sending." => "按百分位看请求的时间花在哪里：建立连接（每个连接一次）、TLS 握手、等待首字节，以及发送后的整个交换。",
+        "Share of responses by latency, in buckets of equal width on a log scale (each bar from its latency to the next)." => "按延迟统计的响应占比，桶在对数刻度上等宽（每根柱子从它的延迟到下一根）。",
+        " Each point covers {} s: rates are the mean, with the slowest and fastest second as a band; latencies are the highest of those seconds." => "每个点涵盖 {} 秒：速率取平均值，最慢与最快的一秒画成色带；延迟取这些秒中的最高值。",
+        // Comparisons.
+        "a comparison of single runs cannot tell whether a difference is real: repeat each run and compare the spread (the lab, to come, does this with statistics)" => "单次运行之间的比较无法判断差异是否真实：请重复每次运行并比较离散程度（即将推出的 lab 会用统计方法完成）",
+        "the runs used different load models or settings (see each run's model)" => "这些运行使用了不同的负载模型或设置（见各自的模型）",
+        "{} is a partial result (interrupted)" => "{} 是部分结果（被中断）",
+        "{} has {} validity warning(s): see its own report" => "{} 有 {} 条有效性警告：见它自己的报告",
+        "Comparing {} runs (differences to the first)" => "比较 {} 次运行（与第一次的差异）",
+        "note: " => "注：",
+        "Notes" => "注意",
+        "latency p50" => "延迟 p50",
+        "latency p90" => "延迟 p90",
+        "latency p99" => "延迟 p99",
+        "latency p99.9" => "延迟 p99.9",
+        "latency max" => "延迟最大值",
+        "transfer in/s" => "接收流量/秒",
+        "client CPU-s" => "客户端 CPU 秒",
+        _ => return None,
+    })
+}
+
+/// What an outcome means and what to do, in Chinese (English: the
+/// outcome's own `explain`).
+pub fn explain(lang: Lang, o: sample::Outcome) -> &'static str {
+    use sample::Outcome as O;
+    if lang == Lang::En {
+        return o.explain();
+    }
+    match o {
+        O::Response => "收到完整的响应",
+        O::ConnectRefused => "连接被拒绝：目标端口上没有服务在监听，或服务器的监听队列已满",
+        O::ConnectTimeout => "连接超时：服务器或网络没有在时限内完成 TCP 握手（SYN 队列满、防火墙丢包）",
+        O::ConnectError => "连接失败：网络或地址错误",
+        O::Reset => "连接被对端重置（RST）：服务器崩溃、超出限制或主动丢弃了连接",
+        O::ClosedBeforeResponse => "服务器在响应前关闭了连接：检查它的 keep-alive 超时和单连接请求数上限",
+        O::Timeout => "在超时之内没有收到完整的响应：服务器在排队或卡住（后端慢、会话锁）；只有当这样的延迟可以接受时才调大 --timeout",
+        O::IncompleteBody => "响应正文不完整：连接在正文读完之前结束",
+        O::ProtocolError => "响应不符合 HTTP 协议：见下方的细节",
+        O::HeaderTooLarge => "响应头超过了上限（--max-head / --max-fields）",
+        O::ClientResource => "客户端资源不足（文件描述符或本地端口）：这是客户端的问题，不是服务器的；运行 `yace doctor`",
+        O::TlsUnknownCa => "TLS：证书由未知的 CA 签发；用 --cacert 指定 CA",
+        O::TlsHostnameMismatch => "TLS：证书与主机名不符",
+        O::TlsExpired => "TLS：证书已过期或尚未生效",
+        O::TlsHandshake => "TLS 握手失败",
+        O::TlsNotTls => "TLS：对端说的不是 TLS（是不是用了 https:// 访问 http 端口？）",
+        O::StreamReset => "HTTP/2：服务器重置了这个流（RST_STREAM）",
+        O::StreamRefused => "HTTP/2：服务器拒绝了这个流（超出并发流上限或 GOAWAY 之后）",
+        O::NoHttp2 => "服务器不支持 HTTP/2",
+        O::Cancelled => "运行结束时仍在途中，已取消（不算错误）",
+        O::Dropped => "开环模型：请求未能按时发送而被丢弃",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn languages_come_from_the_flag_the_variable_or_the_locale() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert_eq!(Lang::from_env(env(&[])), Lang::En);
+        assert_eq!(Lang::from_env(env(&[("LANG", "zh_CN.UTF-8")])), Lang::Zh);
+        assert_eq!(Lang::from_env(env(&[("LANG", "en_US.UTF-8")])), Lang::En);
+        // LC_ALL wins over LANG; YACE_LANG over both.
+        assert_eq!(
+            Lang::from_env(env(&[("LC_ALL", "C.UTF-8"), ("LANG", "zh_TW.UTF-8")])),
+            Lang::En
+        );
+        assert_eq!(
+            Lang::from_env(env(&[("YACE_LANG", "zh"), ("LC_ALL", "en_GB.UTF-8")])),
+            Lang::Zh
+        );
+        assert_eq!(Lang::parse("fr"), None);
+    }
+
+    #[test]
+    fn templates_fill_in_order() {
+        assert_eq!(fill("{} of {}", &[&3, &"ten"]), "3 of ten");
+        assert_eq!(
+            trf(Lang::Zh, "{} of {} threshold(s) breached", &[&1, &4]),
+            "1 个阈值未达标（共 4 个）"
+        );
+        assert_eq!(tr(Lang::Zh, "no such phrase"), "no such phrase");
+    }
+
+    #[test]
+    fn every_template_keeps_its_placeholders() {
+        // A translation must fill exactly as many figures as its English.
+        for en in ALL_KEYS {
+            let zh = zh(en).unwrap_or_else(|| panic!("{en:?} has no translation"));
+            assert_eq!(
+                en.matches("{}").count(),
+                zh.matches("{}").count(),
+                "{en:?} → {zh:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn known_warnings_are_translated_with_their_figures() {
+        let w = "the load generator was saturated: its busiest thread was on CPU 97% of the time, so the client may have limited the rate; add threads (-t) or client machines";
+        let zh = warning(Lang::Zh, w);
+        assert!(zh.contains("97%") && zh.contains("饱和"), "{zh}");
+        assert_eq!(warning(Lang::Zh, "something new"), "something new");
+        assert_eq!(warning(Lang::En, w), w);
+    }
+}
+
+/// Every key of the table, for the placeholder test (kept in step with
+/// `zh` by that test: a key missing here is simply not checked, a key
+/// here without a translation fails).
+#[cfg(test)]
+const ALL_KEYS: &[&str] = &[
+    "{} ({} CPUs, {} allowed), {} thread(s), {} CPU-s, busiest thread {}%{}",
+    "{} threads",
+    "{} connections",
+    "{} connections × {} streams",
+    "closed model: {}, {}, {}",
+    "open model: up to {}/s, at most {}, {}, {}",
+    "  Requests    {} started   {} responses   {} responses/s",
+    "              {} errors   {} non-2xx   {} cancelled at end   {} retried",
+    "  Planned     {} = {} started + {} dropped + {} not yet due at the end",
+    "  Transfer    in {} ({}/s)   out {}   bodies {}",
+    "  Body        {} bytes first; length varied in {} responses ({}–{} bytes): information, not failure",
+    "    min {}   mean {}   stdev {}   max {}",
+    "  Phases      connect {} / {}{}   wait (to first byte) {} / {}   (mean / p99 per request)",
+    "  Client      {}, {} CPU-s, busiest thread {}% busy{}",
+    "  TLS {} {}, certificate {}; {} full and {} resumed handshakes",
+    "    {} {} · {}   {} passed, {} failed",
+    "    {} {}{}   actual {}",
+    "Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened.",
+    "Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened; client {} thread(s), {} CPU-s, busiest thread {}% busy{}.",
+    "<strong>{} of {} requests failed</strong> ({}%): see Errors below.",
+    "<strong>{} of {} responses were not 2xx</strong> ({}%): see the status codes below.",
+    "{} of {} threshold(s) breached",
+    "CPU used by yace's {} worker thread(s), in cores ({} allowed){}. A client near its limit measures itself, not the server.",
+    "{} has {} validity warning(s): see its own report",
+    "  Responses/s {}  {}–{} over {} s{}",
+    "  Checks      {} of {} failed ({}%)",
+];
