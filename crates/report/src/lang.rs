@@ -488,37 +488,36 @@ mod tests {
         assert_eq!(warning(Lang::Zh, "something new"), "something new");
         assert_eq!(warning(Lang::En, w), w);
     }
-}
 
-/// Every key of the table, for the placeholder test (kept in step with
-/// `zh` by that test: a key missing here is simply not checked, a key
-/// here without a translation fails).
-#[cfg(test)]
-const ALL_KEYS: &[&str] = &[
-    "{} ({} CPUs, {} allowed), {} thread(s), {} CPU-s, busiest thread {}%{}",
-    "{} threads",
-    "{} connections",
-    "{} connections × {} streams",
-    "closed model: {}, {}, {}",
-    "open model: up to {}/s, at most {}, {}, {}",
-    "  Requests    {} started   {} responses   {} responses/s",
-    "              {} errors   {} non-2xx   {} cancelled at end   {} retried",
-    "  Planned     {} = {} started + {} dropped + {} not yet due at the end",
-    "  Transfer    in {} ({}/s)   out {}   bodies {}",
-    "  Body        {} bytes first; length varied in {} responses ({}–{} bytes): information, not failure",
-    "    min {}   mean {}   stdev {}   max {}",
-    "  Phases      connect {} / {}{}   wait (to first byte) {} / {}   (mean / p99 per request)",
-    "  Client      {}, {} CPU-s, busiest thread {}% busy{}",
-    "  TLS {} {}, certificate {}; {} full and {} resumed handshakes",
-    "    {} {} · {}   {} passed, {} failed",
-    "    {} {}{}   actual {}",
-    "Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened.",
-    "Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened; client {} thread(s), {} CPU-s, busiest thread {}% busy{}.",
-    "<strong>{} of {} requests failed</strong> ({}%): see Errors below.",
-    "<strong>{} of {} responses were not 2xx</strong> ({}%): see the status codes below.",
-    "{} of {} threshold(s) breached",
-    "CPU used by yace's {} worker thread(s), in cores ({} allowed){}. A client near its limit measures itself, not the server.",
-    "{} has {} validity warning(s): see its own report",
-    "  Responses/s {}  {}–{} over {} s{}",
-    "  Checks      {} of {} failed ({}%)",
-];
+    /// Every key of the table, for the placeholder test (kept in step with
+    /// `zh` by that test: a key missing here is simply not checked, a key
+    /// here without a translation fails).
+    const ALL_KEYS: &[&str] = &[
+        "{} ({} CPUs, {} allowed), {} thread(s), {} CPU-s, busiest thread {}%{}",
+        "{} threads",
+        "{} connections",
+        "{} connections × {} streams",
+        "closed model: {}, {}, {}",
+        "open model: up to {}/s, at most {}, {}, {}",
+        "  Requests    {} started   {} responses   {} responses/s",
+        "              {} errors   {} non-2xx   {} cancelled at end   {} retried",
+        "  Planned     {} = {} started + {} dropped + {} not yet due at the end",
+        "  Transfer    in {} ({}/s)   out {}   bodies {}",
+        "  Body        {} bytes first; length varied in {} responses ({}–{} bytes): information, not failure",
+        "    min {}   mean {}   stdev {}   max {}",
+        "  Phases      connect {} / {}{}   wait (to first byte) {} / {}   (mean / p99 per request)",
+        "  Client      {}, {} CPU-s, busiest thread {}% busy{}",
+        "  TLS {} {}, certificate {}; {} full and {} resumed handshakes",
+        "    {} {} · {}   {} passed, {} failed",
+        "    {} {}{}   actual {}",
+        "Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened.",
+        "Transfer: in {} ({}/s), out {}, bodies {}; {} connections opened; client {} thread(s), {} CPU-s, busiest thread {}% busy{}.",
+        "<strong>{} of {} requests failed</strong> ({}%): see Errors below.",
+        "<strong>{} of {} responses were not 2xx</strong> ({}%): see the status codes below.",
+        "{} of {} threshold(s) breached",
+        "CPU used by yace's {} worker thread(s), in cores ({} allowed){}. A client near its limit measures itself, not the server.",
+        "{} has {} validity warning(s): see its own report",
+        "  Responses/s {}  {}–{} over {} s{}",
+        "  Checks      {} of {} failed ({}%)",
+    ];
+}
