@@ -613,3 +613,65 @@ Examples:
   yace ab -k -c 100 -t 60 http://127.0.0.1/index.php
   yace ab -n 1000 -c 10 -p data.json -T application/json \\
       --json result.json http://127.0.0.1:8080/echo";
+
+pub const FIND_MAX_EXAMPLES: &str = "Examples:
+  # the highest rate at which p99 stays under 100 ms and errors under 0.1%
+  yace find-max http://127.0.0.1:8080/ --slo 'p99<100ms' --slo 'errors<0.1%'
+  # a pool of 8 workers x 20 ms (400 req/s) on the embedded target
+  yace serve --port 8080 &
+  yace find-max 'http://127.0.0.1:8080/pool?ms=20&workers=8' --slo 'p99<100ms'
+  # bounded, each trial kept as a result, the answer as JSON
+  yace find-max URL --slo 'p99<200ms' --max-rate 5000 --max-time 5m \\
+      --out trials/ --json find-max.json
+  # request options are yace run's
+  yace find-max URL -m POST -H 'Content-Type: application/json' \\
+      --body '{}' --slo 'p95<300ms' --slo 'non_2xx<1%'";
+
+/// `yace find-max`: the request flags of `yace run`, and the search's own.
+#[derive(Debug, Args)]
+pub struct FindMaxArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+
+    /// Service level objective, repeatable; all must hold: p99<100ms,
+    /// errors<0.1%, non_2xx<1%, mean<50ms (the --threshold syntax).
+    #[arg(long = "slo", value_name = "EXPR", required = true)]
+    pub slo: Vec<String>,
+
+    /// The first rate tried, requests/s.
+    #[arg(long = "start-rate", value_name = "PER_SECOND", default_value = "100")]
+    pub start_rate: String,
+
+    /// Never try more than this many requests/s.
+    #[arg(long = "max-rate", value_name = "PER_SECOND", default_value = "100k")]
+    pub max_rate: String,
+
+    /// Never try fewer than this many requests/s.
+    #[arg(long = "min-rate", value_name = "PER_SECOND", default_value = "1")]
+    pub min_rate: String,
+
+    /// Trial length while the answer is far.
+    #[arg(long = "trial", value_name = "TIME", default_value = "5s")]
+    pub trial: String,
+
+    /// Trial length once the bracket is within 10%.
+    #[arg(long = "long-trial", value_name = "TIME", default_value = "10s")]
+    pub long_trial: String,
+
+    /// The final hold at the answer.
+    #[arg(long = "confirm", value_name = "TIME", default_value = "30s")]
+    pub confirm: String,
+
+    /// Rest after a trial that failed (or came close): an overloaded
+    /// server works off its queue before the next trial starts.
+    #[arg(long = "cool-down", value_name = "TIME", default_value = "3s")]
+    pub cool_down: String,
+
+    /// The whole search's time budget; no trial starts that would pass it.
+    #[arg(long = "max-time", value_name = "TIME", default_value = "15m")]
+    pub max_time: String,
+
+    /// Keep each trial's result (yace.result.v1) in this folder.
+    #[arg(long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}

@@ -16,7 +16,10 @@ mod flags;
 
 pub use failure::{exit, Failure};
 
-use args::{ReportArgs, RunArgs, ServeArgs, REPORT_EXAMPLES, RUN_EXAMPLES, SERVE_HELP};
+use args::{
+    FindMaxArgs, ReportArgs, RunArgs, ServeArgs, FIND_MAX_EXAMPLES, REPORT_EXAMPLES, RUN_EXAMPLES,
+    SERVE_HELP,
+};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -57,6 +60,10 @@ pub enum Command {
     /// The rate a server must hold, from page views, step by step (and back).
     #[command(after_help = args::CAPACITY_EXAMPLES)]
     Capacity(args::CapacityArgs),
+    /// The highest request rate at which every SLO holds: bracket by
+    /// doubling, bisect to 2%, confirm with a long hold.
+    #[command(name = "find-max", after_help = FIND_MAX_EXAMPLES)]
+    FindMax(Box<FindMaxArgs>),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +85,7 @@ fn main() -> ExitCode {
         Command::Doctor(a) => doctor::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Capacity(a) => cmd::capacity::run(a),
+        Command::FindMax(a) => cmd::findmax::run(*a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -163,6 +163,16 @@ impl Threshold {
         }
     }
 
+    /// The bound in the unit results show (`ThresholdResult::actual`): ms
+    /// for latencies, % for shares, else as written.
+    pub fn bound_shown(&self) -> f64 {
+        match self.metric {
+            Metric::P(_) | Metric::Mean | Metric::Max | Metric::Min => self.value / 1000.0,
+            _ if self.percent => self.value * 100.0,
+            _ => self.value,
+        }
+    }
+
     /// Evaluates against a result (or its step); a missing step fails.
     pub fn evaluate(&self, r: &RunResult) -> ThresholdResult {
         let step: Option<&StepResult> = self

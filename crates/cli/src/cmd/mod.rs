@@ -4,6 +4,7 @@
 pub mod ab;
 pub mod capacity;
 mod driver;
+pub mod findmax;
 pub mod report;
 pub mod run;
 pub mod serve;

@@ -857,3 +857,134 @@ fn a_pool_of_k_workers_serves_k_times_1000_over_n_per_second() {
     assert_eq!(r["statuses"]["200"], 3, "{}", r["statuses"]);
     assert_eq!(r["statuses"]["503"], 5, "{}", r["statuses"]);
 }
+
+/// `yace find-max` against a target whose capacity is known exactly: the
+/// embedded target's pool of 8 workers × 20 ms holds 400 requests/s, and
+/// beyond that its queue (and the p99) grows without bound.
+#[test]
+fn find_max_lands_on_a_known_capacity() {
+    let _g = serial();
+    let s = server();
+    let dir = support::temp_path("find-max");
+    let json = support::temp_path("find-max.json");
+    let url = format!("{}pool?ms=20&workers=8&queue=2000", s.url());
+    let out = yace()
+        .args(["find-max", &url, "--slo", "p99<100ms", "--slo", "errors<1%"])
+        .args(["--start-rate", "100", "--trial", "2s", "--long-trial", "3s"])
+        .args([
+            "--confirm",
+            "4s",
+            "--cool-down",
+            "1s",
+            "--max-time",
+            "120s",
+            "-t",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let a = &doc["answer"];
+    assert_eq!(a["end"], "converged", "{text}");
+    let (lo, hi) = (f(a, "max_rate"), f(a, "failed_at"));
+    // Within 10% of the truth, and the bracket covers it. The truth is 8
+    // workers over 20 ms plus the route's own overhead (~1 ms: about 380/s
+    // here, measured the same way), and the queue needs a few percent
+    // more to push p99 past 100 ms within a trial.
+    let truth = 8.0 * 1000.0 / 21.0;
+    assert!((truth * 0.9..=truth * 1.1).contains(&lo), "{lo}: {text}");
+    assert!(
+        lo <= 400.0 * 1.03 && hi >= truth * 0.98,
+        "{lo}..{hi}: {text}"
+    );
+    assert!(hi / lo <= 1.021, "{lo}..{hi}");
+    assert!(text.contains("Max rate under the SLOs"), "{text}");
+    assert!(text.contains("Recommended operating rate"), "{text}");
+    // Every trial is a result on disk, each one an open-model run at its rate.
+    let trials = a["trials"].as_array().unwrap();
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(files.len(), trials.len());
+    for t in trials {
+        let rate = t["rate"].as_f64().unwrap();
+        assert!(rate <= 100_000.0);
+    }
+    // The server saw every trial's requests: the search did load it.
+    let seen = settled(&s).requests;
+    let sent: f64 = trials
+        .iter()
+        .map(|t| t["rate"].as_f64().unwrap() * t["seconds"].as_f64().unwrap())
+        .sum();
+    assert!(seen as f64 >= sent * 0.9, "{seen} seen of {sent} offered");
+}
+
+#[test]
+fn find_max_stops_at_the_max_rate_when_the_slo_always_holds() {
+    let _g = serial();
+    let s = server();
+    let out = yace()
+        .args(["find-max", &s.url(), "--slo", "p99<1s"])
+        .args([
+            "--start-rate",
+            "200",
+            "--max-rate",
+            "600",
+            "--trial",
+            "1s",
+            "-t",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Not converged: "at least" the max rate, and the exit code says so.
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("Max rate under the SLOs: 600/s"), "{text}");
+    assert!(text.contains("at least"), "{text}");
+    assert!(!text.contains(" 1,200/s"), "never above --max-rate: {text}");
+}
+
+#[test]
+fn find_max_refuses_load_flags_and_needs_an_slo() {
+    let out = yace()
+        .args(["find-max", "-c", "10", "--slo", "p99<1s"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("-c/--connections: find-max searches"), "{e}");
+    let out = yace()
+        .args(["find-max", "http://127.0.0.1:9/"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--slo"));
+    let out = yace()
+        .args([
+            "find-max",
+            "http://127.0.0.1:9/",
+            "--slo",
+            "p99<1s",
+            "--max-rate",
+            "zero",
+            "--trial",
+            "1ms",
+        ])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("--max-rate zero") && e.contains("--trial 1ms"),
+        "both at once: {e}"
+    );
+}

@@ -1,0 +1,463 @@
+//! `yace find-max`: the highest arrival rate at which every SLO holds. The
+//! search (bracket, bisect, repeat, confirm) is `yace-findmax`; each trial
+//! is an ordinary open-model run through the one run pipeline, judged by
+//! the SLOs as thresholds, and kept as a result file when `--out` is given.
+
+use super::driver;
+use crate::args::FindMaxArgs;
+use crate::flags::{self, RunFlags};
+use crate::{exit, Failure};
+use ::run::{Job, Script, TargetChoice};
+use findmax::{Answer, Config, End, Next, Search, Stage, Trial, Verdict};
+use report::{count, duration_us};
+use stats::RunResult;
+use std::io::Write as _;
+use std::time::{Duration, Instant};
+
+/// A figure within this share of its SLO's bound makes a pass marginal.
+const MARGIN: f64 = 0.10;
+
+fn usage(msg: impl Into<String>) -> Failure {
+    Failure::usage(msg.into())
+}
+
+/// The flags `yace run` has that a search sets itself, or has no use for.
+fn refuse_run_flags(a: &FindMaxArgs) -> Result<(), Failure> {
+    let r = &a.run;
+    let mut bad = Vec::new();
+    let mut no = |set: bool, flag: &str, why: &str| {
+        if set {
+            bad.push(format!("{flag}: {why}"));
+        }
+    };
+    let load = "find-max searches the open model's rate itself (use --start-rate, --max-rate)";
+    no(r.connections.is_some(), "-c/--connections", load);
+    no(r.rate.is_some(), "--rate", load);
+    no(r.stages.is_some(), "--stages", load);
+    no(r.users.is_some(), "-u/--users", load);
+    no(r.user_stages.is_some(), "--user-stages", load);
+    no(
+        r.ramp_up.is_some() || r.ramp_down.is_some(),
+        "--ramp-up/--ramp-down",
+        load,
+    );
+    no(
+        r.pacing.is_some() || r.think.is_some(),
+        "--pacing/--think",
+        load,
+    );
+    no(
+        r.requests.is_some(),
+        "-n/--requests",
+        "each trial runs for its time (use --trial, --long-trial, --confirm)",
+    );
+    no(r.duration.is_some(), "-d/--duration", "each trial runs for its time (use --trial, --long-trial, --confirm; --max-time bounds the search)");
+    no(
+        !r.thresholds.is_empty(),
+        "--threshold",
+        "find-max judges each trial by --slo",
+    );
+    no(
+        r.file.is_some(),
+        "-f/--file",
+        "a scenario's search is not built yet; search a URL",
+    );
+    no(
+        r.html.is_some() || r.junit.is_some(),
+        "--html/--junit",
+        "find-max keeps each trial's result with --out DIR (yace report renders them)",
+    );
+    no(r.dry_run, "--dry-run", "not for find-max");
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(usage(bad.join("\n")))
+    }
+}
+
+fn rate_flag(flag: &str, s: &str) -> Result<f64, String> {
+    let v: f64 = match s.trim().parse::<f64>() {
+        Ok(v) => v,
+        Err(_) => plan::parse_count(flag, s)
+            .map_err(|_| format!("{flag} {s}: not a rate (e.g. 100, 2.5, 10k)"))?
+            as f64,
+    };
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{flag} {s}: must be a rate above 0 (e.g. 100, 2.5, 10k)"
+        ))
+    }
+}
+
+fn time_flag(flag: &str, s: &str) -> Result<f64, String> {
+    let d = plan::parse_duration(flag, s).map_err(|e| e.to_string())?;
+    if d >= Duration::from_millis(500) {
+        Ok(d.as_secs_f64())
+    } else {
+        Err(format!(
+            "{flag} {s}: a trial needs at least 500ms (e.g. 5s)"
+        ))
+    }
+}
+
+fn config(a: &FindMaxArgs) -> Result<(Config, f64, Duration), Failure> {
+    let mut errs = Vec::new();
+    let mut ok = |r: Result<f64, String>| r.map_err(|e| errs.push(e)).unwrap_or(1.0);
+    let start = ok(rate_flag("--start-rate", &a.start_rate));
+    let max = ok(rate_flag("--max-rate", &a.max_rate));
+    let min = ok(rate_flag("--min-rate", &a.min_rate));
+    let short = ok(time_flag("--trial", &a.trial));
+    let long = ok(time_flag("--long-trial", &a.long_trial));
+    let confirm = ok(time_flag("--confirm", &a.confirm));
+    let budget = ok(time_flag("--max-time", &a.max_time));
+    let cool = plan::parse_duration("--cool-down", &a.cool_down)
+        .map_err(|e| errs.push(e.to_string()))
+        .unwrap_or_default();
+    if errs.is_empty() && min > max {
+        errs.push(format!(
+            "--min-rate {} is above --max-rate {}",
+            a.min_rate, a.max_rate
+        ));
+    }
+    if !errs.is_empty() {
+        return Err(usage(errs.join("\n")));
+    }
+    Ok((
+        Config {
+            start_rate: start,
+            max_rate: max,
+            min_rate: min,
+            short_s: short,
+            long_s: long.max(short),
+            confirm_s: confirm.max(long),
+            ..Config::default()
+        },
+        budget,
+        cool,
+    ))
+}
+
+/// The trial's verdict: invalid when the client was the limit, failed when
+/// an SLO broke or the offered rate was not achieved, marginal when a
+/// figure came within 10% of its bound.
+fn verdict(r: &RunResult, slos: &[stats::threshold::Threshold]) -> Verdict {
+    let resource: u64 = r
+        .outcomes
+        .iter()
+        .filter(|(o, _)| o.name() == "client_resource")
+        .map(|(_, n)| *n)
+        .sum();
+    if r.client.saturated {
+        return Verdict::Invalid {
+            why: format!(
+                "the client was saturated (busiest thread {:.0}% busy): add threads (-t) or client machines",
+                r.client.busiest_thread * 100.0
+            ),
+        };
+    }
+    if resource > 0 {
+        return Verdict::Invalid {
+            why: format!(
+                "{} requests failed for lack of client resources (ports or files): run `yace doctor`",
+                count(resource)
+            ),
+        };
+    }
+    let broken: Vec<String> = r
+        .thresholds
+        .iter()
+        .filter(|t| !t.passed)
+        .map(|t| format!("{} (actual {})", t.expr, report::actual(t.actual, &t.unit)))
+        .collect();
+    if !broken.is_empty() {
+        return Verdict::Fail {
+            why: broken.join(", "),
+        };
+    }
+    if let Some(sf) = &r.shortfall {
+        let mut why = format!(
+            "the rate was not achieved: {} of {} requests due were sent",
+            count(sf.sent),
+            count(sf.due)
+        );
+        if sf.dropped > 0 {
+            why.push_str(&format!(", {} dropped", count(sf.dropped)));
+        }
+        if sf.late > 0 {
+            why.push_str(&format!(", {} more than 10 ms late", count(sf.late)));
+        }
+        return Verdict::Fail { why };
+    }
+    if r.summary.dropped > 0 {
+        return Verdict::Fail {
+            why: format!(
+                "{} requests could not be sent on time",
+                count(r.summary.dropped)
+            ),
+        };
+    }
+    let marginal = r.thresholds.iter().zip(slos).any(|(t, slo)| {
+        let bound = slo.bound_shown();
+        bound > 0.0 && ((bound - t.actual) / bound).abs() < MARGIN
+    });
+    Verdict::Pass { marginal }
+}
+
+/// One line per trial, as it ends.
+fn line(n: usize, t: &Trial, v: &Verdict, r: &RunResult) -> String {
+    let stage = match t.stage {
+        Stage::Bracket => "bracket",
+        Stage::Bisect => "bisect",
+        Stage::Repeat => "repeat",
+        Stage::Recheck => "recheck",
+        Stage::Confirm => "confirm",
+    };
+    let p99 = r
+        .summary
+        .latency
+        .at(99.0)
+        .filter(|_| r.summary.latency.count > 0)
+        .map_or("—".into(), duration_us);
+    let what = match v {
+        Verdict::Pass { marginal: false } => "pass".to_string(),
+        Verdict::Pass { marginal: true } if t.stage == Stage::Repeat => {
+            "pass, close to an SLO".to_string()
+        }
+        Verdict::Pass { marginal: true } => "pass, close to an SLO: tried again".to_string(),
+        Verdict::Fail { why } => format!("FAIL: {why}"),
+        Verdict::Invalid { why } => format!("NOT VALID: {why}"),
+    };
+    format!(
+        "  {n:>2}  {stage:<8} {:>10}/s for {:>4} s   {:>9.1} responses/s  p99 {:>9}  errors {:.2}%   {what}",
+        fmt_rate(t.rate),
+        t.seconds,
+        r.summary.rps,
+        p99,
+        r.summary.errors as f64 * 100.0 / r.summary.requests.max(1) as f64,
+    )
+}
+
+fn fmt_rate(r: f64) -> String {
+    if r >= 100.0 {
+        count(r.round() as u64)
+    } else {
+        format!("{r}")
+    }
+}
+
+/// Runs the command; returns the exit code.
+pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
+    refuse_run_flags(&a)?;
+    let slos = flags::thresholds(&a.slo, None)?;
+    let (cfg, budget_s, cool_down) = config(&a)?;
+    // The request flags are checked once, before anything starts.
+    let mut probe_args = a.run.clone();
+    probe_args.rate = Some(format!("{}", cfg.start_rate));
+    probe_args.duration = Some(format!("{}ms", (cfg.short_s * 1000.0) as u64));
+    let check_url = a
+        .run
+        .url
+        .clone()
+        .unwrap_or_else(|| "http://127.0.0.1/".into());
+    flags::run_plan(&probe_args, &check_url).map_err(|e| usage(e.render(&RunFlags)))?;
+    let out_dir = a.out.clone();
+    if let Some(dir) = &out_dir {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            usage(format!(
+                "--out {}: cannot create the folder: {e}",
+                dir.display()
+            ))
+        })?;
+    }
+    let json_out = driver::create_output("--json", a.run.json.as_deref())?;
+    // The embedded target lives for the whole search.
+    let embedded = match &a.run.url {
+        Some(_) => None,
+        None => Some(driver::embedded()?),
+    };
+    let url = match (&a.run.url, &embedded) {
+        (Some(u), _) => u.clone(),
+        (None, Some(e)) => e.url(),
+        (None, None) => unreachable!("one of the two"),
+    };
+    if embedded.is_some() {
+        eprintln!(
+            "yace: no URL given, so searching the embedded target started at {url} (`yace serve`); \
+             it shares this machine's CPUs with the client"
+        );
+    }
+    println!(
+        "Searching the highest rate at which {} hold{} — {url}",
+        a.slo.join(" and "),
+        if a.slo.len() == 1 { "s" } else { "" }
+    );
+    println!(
+        "  from {}/s, at most {}/s; trials of {} s, {} s near the answer, {} s to confirm; at most {}",
+        fmt_rate(cfg.start_rate),
+        fmt_rate(cfg.max_rate),
+        cfg.short_s,
+        cfg.long_s,
+        cfg.confirm_s,
+        a.max_time
+    );
+    let started = Instant::now();
+    let mut search = Search::new(cfg);
+    // The p99 of the last pass at each rate (the confirming hold's, at the answer).
+    let mut p99_at: Vec<(f64, String)> = Vec::new();
+    let mut interrupted = false;
+    let mut first = true;
+    let answer: Answer = loop {
+        let trial = match search.next() {
+            Next::Done(answer) => break answer,
+            Next::Run(t) => t,
+        };
+        let left = budget_s - started.elapsed().as_secs_f64();
+        if trial.seconds + 1.0 > left {
+            println!(
+                "  the next trial ({} s) would pass --max-time {}: stopping",
+                trial.seconds, a.max_time
+            );
+            break search.give_up();
+        }
+        let mut args = a.run.clone();
+        args.rate = Some(format!("{}", trial.rate));
+        args.duration = Some(format!("{}ms", (trial.seconds * 1000.0) as u64));
+        let plan = flags::run_plan(&args, &url).map_err(|e| usage(e.render(&RunFlags)))?;
+        let job = Job {
+            plan,
+            target: TargetChoice::Url(url.clone()),
+            script: Script::Request,
+            thresholds: slos.clone(),
+            spelling: &RunFlags,
+        };
+        let prepared = if first {
+            driver::prepare(job)?
+        } else {
+            ::run::prepare(job).map_err(Failure::from)?
+        };
+        first = false;
+        let done = driver::execute(prepared, |_| (), |_| {})?;
+        let r = done.result;
+        if r.end.partial {
+            interrupted = true;
+            println!(
+                "  interrupted: the trial at {}/s did not finish",
+                fmt_rate(trial.rate)
+            );
+            break search.give_up();
+        }
+        let v = verdict(&r, &slos);
+        println!("{}", line(search.trials().len() + 1, &trial, &v, &r));
+        if let Some(dir) = &out_dir {
+            let name = format!(
+                "trial-{:02}-{}-per-s.json",
+                search.trials().len() + 1,
+                fmt_rate(trial.rate).replace(',', "")
+            );
+            let path = dir.join(name);
+            let out = driver::create_output("--out", Some(&path))?;
+            driver::write_json(&r, out)?;
+        }
+        if matches!(v, Verdict::Pass { .. }) {
+            if let Some(p) = r.summary.latency.at(99.0) {
+                p99_at.retain(|(rate, _)| *rate != trial.rate);
+                p99_at.push((trial.rate, duration_us(p)));
+            }
+        }
+        // An overloaded server still works off its queue after the client
+        // has gone: the next trial must not inherit it.
+        let overloaded = !matches!(v, Verdict::Pass { marginal: false });
+        search.record(trial, v);
+        if overloaded && !cool_down.is_zero() {
+            std::thread::sleep(cool_down);
+        }
+    };
+
+    println!();
+    let code = match answer.end {
+        End::Converged | End::MaxRate | End::OutOfTrials => match answer.max_rate {
+            Some(max) => {
+                let bracket = match answer.failed_at {
+                    Some(hi) => format!(
+                        ", between {} and {} (which failed)",
+                        fmt_rate(max),
+                        fmt_rate(hi)
+                    ),
+                    None => String::new(),
+                };
+                let at = p99_at
+                    .iter()
+                    .find(|(rate, _)| *rate == max)
+                    .map(|(_, p)| format!("; p99 there {p}"))
+                    .unwrap_or_default();
+                let qualifier = match answer.end {
+                    End::MaxRate => format!(
+                        " — at least: the SLOs still held at --max-rate {}; raise it to search higher",
+                        a.max_rate
+                    ),
+                    End::OutOfTrials => " — not confirmed: the search ran out of time or trials; the true maximum may be higher or lower".into(),
+                    _ => String::new(),
+                };
+                println!(
+                    "Max rate under the SLOs: {}/s{bracket}{at}{qualifier}.",
+                    fmt_rate(max)
+                );
+                println!(
+                    "Recommended operating rate: {}–{}/s (70–80% of it), headroom for bursts and for what the search cannot see.",
+                    fmt_rate(max * 0.7),
+                    fmt_rate(max * 0.8)
+                );
+                if answer.end == End::Converged {
+                    exit::OK
+                } else {
+                    exit::THRESHOLD
+                }
+            }
+            None => {
+                println!("No rate held the SLOs before the search stopped.");
+                exit::THRESHOLD
+            }
+        },
+        End::BelowMinRate => {
+            println!(
+                "The SLOs failed even at --min-rate {}/s: the server cannot meet them at any rate searched.",
+                a.min_rate
+            );
+            exit::THRESHOLD
+        }
+        End::ClientBound => {
+            let why = answer
+                .trials
+                .last()
+                .and_then(|t| match &t.verdict {
+                    Some(Verdict::Invalid { why }) => Some(why.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            println!(
+                "Stopped: the client, not the server, was the limit at {}/s — {why}. The answer would be the client's capacity, not the server's.",
+                answer.trials.last().map_or("?".into(), |t| fmt_rate(t.rate))
+            );
+            exit::RUNTIME
+        }
+    };
+    if let Some(out) = json_out {
+        let path = out.path().to_owned();
+        let doc = serde_json::json!({
+            "schema": "yace.find-max.v1",
+            "url": url,
+            "slos": a.slo,
+            "answer": answer,
+            "recommended": answer.max_rate.map(|m| [m * 0.7, m * 0.8]),
+        });
+        out.write_with(|w| {
+            serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
+            w.write_all(b"\n")
+        })
+        .map_err(|e| driver::output_failure("--json", &path, e))?;
+    }
+    drop(embedded);
+    Ok(if interrupted { exit::SIGINT } else { code })
+}
