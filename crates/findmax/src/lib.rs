@@ -320,7 +320,7 @@ impl Search {
 }
 
 /// Rates are tried as round figures: 3 significant digits (1,840 not
-/// 1,837.62; 2.72 not 2.7182).
+/// 1,837.62; 3.33 not 3.3333).
 pub fn round_rate(r: f64) -> f64 {
     if r <= 0.0 || !r.is_finite() {
         return r;
@@ -535,7 +535,7 @@ mod tests {
     fn rates_are_round() {
         assert_eq!(round_rate(1837.62), 1840.0);
         assert_eq!(round_rate(565.69), 566.0);
-        assert_eq!(round_rate(2.7182), 2.72);
+        assert_eq!(round_rate(3.3333), 3.33);
         assert_eq!(round_rate(123_456.0), 123_000.0);
     }
 }
