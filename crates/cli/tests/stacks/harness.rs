@@ -161,12 +161,18 @@ impl Stack {
     /// Panics with what is missing if a binary or module isn't installed,
     /// or with the servers' own error output if they don't come up.
     pub fn start(kind: StackKind) -> Stack {
+        Stack::start_with_children(kind, 32)
+    }
+
+    /// [`Stack::start`] with php-fpm's `pm.max_children` set (a pool of a
+    /// known size: a known capacity for a PHP page of known duration).
+    pub fn start_with_children(kind: StackKind, children: u32) -> Stack {
         let tools = Tools::find(kind);
         static REAP: Once = Once::new();
         REAP.call_once(reap_stale_stacks);
         let mut last = String::new();
         for attempt in 0..2 {
-            match Stack::try_start(kind, &tools) {
+            match Stack::try_start(kind, &tools, children) {
                 Ok(stack) => return stack,
                 Err(e) if e.bind && attempt == 0 => last = e.message,
                 Err(e) => panic!("could not start stack {}: {}", kind.name(), e.message),
@@ -277,7 +283,7 @@ impl Stack {
         self.procs.iter().map(|p| p.child.id()).collect()
     }
 
-    fn try_start(kind: StackKind, tools: &Tools) -> Result<Stack, StartError> {
+    fn try_start(kind: StackKind, tools: &Tools, children: u32) -> Result<Stack, StartError> {
         let deadline = Instant::now() + START_DEADLINE;
         let dir = new_stack_dir(kind);
         let docroot = dir.join("www");
@@ -321,6 +327,10 @@ impl Stack {
                 ("FPM_SOCK", sock.clone()),
                 ("SESSIONS", sessions.display().to_string()),
                 ("ACCESS_LOG", access_log.display().to_string()),
+                ("FPM_MAX_CHILDREN", children.to_string()),
+                ("FPM_START", children.min(4).to_string()),
+                ("FPM_MIN_SPARE", children.min(2).to_string()),
+                ("FPM_MAX_SPARE", children.min(8).to_string()),
             ]
         };
         let front = vars(stack.port, &stack.front_log);

@@ -8,6 +8,7 @@
 
 mod ab;
 mod client;
+mod findmax;
 pub mod harness;
 mod lifecycle;
 mod pages;

@@ -1,0 +1,65 @@
+//! `yace find-max` against a real PHP pool of a known size: php-fpm with
+//! `pm.max_children = 4` behind nginx, a page that sleeps 20 ms: at most
+//! 4 × 1000 / 20 = 200 requests/s, the number seed 001's author tuned by
+//! hand. The search must land within 10% of it and its bracket cover it.
+
+use crate::harness::{Stack, StackKind};
+use std::process::Command;
+
+#[test]
+fn find_max_finds_a_php_fpm_pools_capacity() {
+    let stack = Stack::start_with_children(StackKind::NginxPhpFpm, 4);
+    let json = std::env::temp_dir().join(format!("yace-fpm-find-max-{}.json", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_yace"))
+        .env("YACE_LANG", "en")
+        .args(["find-max", &stack.url("/sleep.php?ms=20")])
+        .args(["--slo", "p99<150ms", "--slo", "errors<1%"])
+        .args([
+            "--start-rate",
+            "50",
+            "--trial",
+            "2s",
+            "--long-trial",
+            "3s",
+            "--confirm",
+            "4s",
+        ])
+        .args(["--cool-down", "1s", "--max-time", "150s", "-t", "1"])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&json).unwrap_or_default(),
+    )
+    .unwrap_or_else(|e| {
+        panic!(
+            "no answer ({e}): {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let _ = std::fs::remove_file(&json);
+    eprintln!("{text}");
+    let a = &doc["answer"];
+    assert_eq!(a["end"], "converged", "{text}");
+    let lo = a["max_rate"].as_f64().unwrap();
+    let hi = a["failed_at"].as_f64().unwrap();
+    // PHP's own work and the FastCGI hop add to the 20 ms: the true
+    // capacity is a little under 200/s.
+    assert!((170.0..=220.0).contains(&lo), "{lo}: {text}");
+    assert!(hi >= 180.0 && lo <= 205.0, "{lo}..{hi}: {text}");
+    // nginx served every trial's requests.
+    let log = stack.access_log();
+    let offered: f64 = a["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["rate"].as_f64().unwrap() * t["seconds"].as_f64().unwrap())
+        .sum();
+    assert!(
+        log.len() as f64 >= offered * 0.8,
+        "{} logged of {offered}",
+        log.len()
+    );
+}
