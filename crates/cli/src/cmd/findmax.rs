@@ -165,6 +165,33 @@ fn verdict(r: &RunResult, slos: &[stats::threshold::Threshold]) -> Verdict {
             ),
         };
     }
+    // Late sends that explain the latency: the client could not keep its
+    // schedule (starved of CPU, or too slow), while the server answered
+    // quickly. A server that is too slow shows in service time instead (an
+    // open model sends on time over more connections), unless the
+    // in-flight cap or failing connections held the sends back.
+    let held_back = r.shortfall.as_ref().is_some_and(|sf| {
+        matches!(
+            sf.cause,
+            stats::shortfall::Cause::InflightCap | stats::shortfall::Cause::Connections
+        )
+    });
+    let failing = r.thresholds.iter().any(|t| !t.passed) || r.shortfall.is_some();
+    if let (Some(lag), Some(service)) = (&r.summary.lag, &r.summary.service) {
+        let (lag99, lat99) = (
+            lag.at(99.0).unwrap_or(0.0),
+            r.summary.latency.at(99.0).unwrap_or(0.0),
+        );
+        if failing && !held_back && lag99 > 2_000.0 && lag99 >= 0.5 * lat99 {
+            return Verdict::Invalid {
+                why: format!(
+                    "the client could not keep its schedule: requests were sent up to {} late (p99), their responses came {} after sending (p99); free the client's CPUs (another process on them?) or add threads (-t)",
+                    duration_us(lag99),
+                    duration_us(service.at(99.0).unwrap_or(0.0))
+                ),
+            };
+        }
+    }
     let broken: Vec<String> = r
         .thresholds
         .iter()

@@ -988,3 +988,58 @@ fn find_max_refuses_load_flags_and_needs_an_slo() {
         "both at once: {e}"
     );
 }
+
+/// A client starved of CPU (pinned to one CPU with three busy loops) is
+/// not the server's limit: the search stops and says the client was.
+#[test]
+fn find_max_does_not_report_a_starved_client_as_the_servers_capacity() {
+    let _g = serial();
+    if std::process::Command::new("taskset")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        panic!("taskset (util-linux) is needed: scripts/test.sh installs it");
+    }
+    let s = server();
+    // Busy loops bounded by their count (tens of seconds at most), killed
+    // by their PIDs when the test ends (taskset execs the shell: one
+    // process each), with no pipe of ours to hold open.
+    struct Spin(Vec<Child>);
+    impl Drop for Spin {
+        fn drop(&mut self) {
+            for c in &mut self.0 {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+        }
+    }
+    let spin = |_| {
+        std::process::Command::new("taskset")
+            .args(["-c", "1", "sh", "-c"])
+            .arg("i=0; while [ $i -lt 30000000 ]; do i=$((i+1)); done")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let loops = Spin((0..3).map(spin).collect());
+    let out = std::process::Command::new("taskset")
+        .args(["-c", "1", env!("CARGO_BIN_EXE_yace")])
+        .env("YACE_LANG", "en")
+        .args(["find-max", &s.url(), "--slo", "p99<3ms", "-t", "1"])
+        .args(["--start-rate", "2000", "--trial", "2s", "--max-time", "40s"])
+        .output()
+        .unwrap();
+    drop(loops);
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}");
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("the client, not the server, was the limit"),
+        "{text}"
+    );
+    assert!(text.contains("could not keep its schedule"), "{text}");
+    assert!(!text.contains("Max rate under the SLOs"), "{text}");
+}
