@@ -406,6 +406,11 @@ pub struct CapacityArgs {
     /// service time, unless --service-time).
     #[arg(long = "result", value_name = "FILE", conflicts_with_all = ["pageviews", "supports"])]
     pub result: Option<PathBuf>,
+    /// A `yace find-max --json` answer: its maximum rate under the SLOs.
+    /// With --pageviews: the headroom over the rate required, and how many
+    /// such servers the load needs; alone: what that rate supports.
+    #[arg(long = "find-max", value_name = "FILE", conflicts_with_all = ["supports", "result"])]
+    pub find_max: Option<PathBuf>,
     /// Backwards: the share of the measured rate kept in reserve.
     #[arg(long = "headroom", value_name = "PCT", default_value = "25%")]
     pub headroom: String,

@@ -29,6 +29,17 @@ fn positive(flag: &str, s: &str, bad: &mut Vec<String>) -> f64 {
     }
 }
 
+/// A ratio as a reader wants it: 21, 4.4, 0.11.
+fn times(r: f64) -> String {
+    if r >= 10.0 {
+        num(r.round())
+    } else if r >= 1.0 {
+        format!("{r:.1}")
+    } else {
+        format!("{r:.2}")
+    }
+}
+
 fn print_steps(steps: &[Step], first: usize) {
     for (i, s) in steps.iter().enumerate() {
         println!(
@@ -104,6 +115,36 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
             Err(e) => bad.push(format!("--result {}: {e}", path.display())),
         }
     }
+    // A find-max answer: the highest rate that held the SLOs.
+    let mut searched: Option<(f64, String)> = None;
+    if let Some(path) = &a.find_max {
+        let doc = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).map_err(|e| e.to_string()));
+        match doc {
+            Ok(d) if d["schema"] == "yace.find-max.v1" => match d["answer"]["max_rate"].as_f64() {
+                Some(m) => {
+                    let slos: Vec<&str> = d["slos"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(|s| s.as_str()).collect())
+                        .unwrap_or_default();
+                    searched = Some((m, slos.join(" and ")));
+                }
+                None => bad.push(format!(
+                    "--find-max {}: the search found no rate that held its SLOs",
+                    path.display()
+                )),
+            },
+            Ok(_) => bad.push(format!(
+                "--find-max {}: not a `yace find-max --json` answer (yace.find-max.v1)",
+                path.display()
+            )),
+            Err(e) => bad.push(format!("--find-max {}: {e}", path.display())),
+        }
+        if views.is_none() {
+            measured = searched.as_ref().map(|(m, _)| *m);
+        }
+    }
     if views.is_none() && measured.is_none() && bad.is_empty() {
         bad.push(
             "give the traffic (--pageviews N) or a measured rate (--supports RATE, --result FILE)"
@@ -159,6 +200,26 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
         print_steps(std::slice::from_ref(&p), steps.len() + 1);
     }
     println!();
+    if let Some((max, slos)) = &searched {
+        println!();
+        let usable = max * (1.0 - headroom);
+        println!(
+            "  The measured maximum under {slos} is {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom.",
+            num(*max),
+            times(max / peak.max(1e-9)),
+            num(peak),
+            times(max / burst.max(1e-9))
+        );
+        let servers = (burst / usable.max(1e-9)).ceil().max(1.0);
+        println!(
+            "  Servers like it for this load: {} (the {} req/s with burst headroom ÷ {} req/s usable each, keeping {}% in reserve); assumes the servers share the load evenly and nothing else is the bottleneck.",
+            num(servers),
+            num(burst),
+            num(usable),
+            num(headroom * 100.0)
+        );
+        return Ok(exit::OK);
+    }
     println!(
         "  The server must hold {} req/s at the peak ({} req/s with burst headroom):",
         num(peak),

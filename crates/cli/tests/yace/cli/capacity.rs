@@ -68,3 +68,61 @@ fn bad_capacity_inputs_are_reported_together() {
         assert!(err.contains(want), "{want}: {err}");
     }
 }
+
+/// A find-max answer against the page views: the headroom over the rate
+/// required, and how many such servers a bigger load needs.
+#[test]
+fn a_find_max_answer_gives_the_headroom_and_the_servers_needed() {
+    let path = crate::cli::temp_path("find-max-answer.json");
+    std::fs::write(
+        &path,
+        r#"{"schema":"yace.find-max.v1","url":"http://x/","slos":["p99<100ms"],
+            "answer":{"end":"converged","max_rate":383.0,"failed_at":387.0,"trials":[]}}"#,
+    )
+    .unwrap();
+    let file = path.to_str().unwrap();
+    let out = yace()
+        .args([
+            "capacity",
+            "--pageviews",
+            "1M",
+            "--share",
+            "40%",
+            "--find-max",
+            file,
+        ])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // 383 / 86.81 = 4.4; 383 / 114.76 = 3.3; one server is enough.
+    assert!(
+        text.contains("The measured maximum under p99<100ms is 383 req/s: 4.4× the 86.81 req/s"),
+        "{text}"
+    );
+    assert!(text.contains("3.3× with burst headroom"), "{text}");
+    assert!(text.contains("Servers like it for this load: 1 "), "{text}");
+    // 100M views a day: 3,649 req/s with headroom ÷ (383 × 75%) → 13 servers.
+    let out = yace()
+        .args(["capacity", "--pageviews", "100M", "--find-max", file])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(text.contains("0.11× the 3,472.22 req/s"), "{text}");
+    assert!(
+        text.contains("Servers like it for this load: 13 "),
+        "{text}"
+    );
+    // Not an answer: said so.
+    std::fs::write(&path, r#"{"schema":"yace.result.v1"}"#).unwrap();
+    let out = yace()
+        .args(["capacity", "--find-max", file])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not a `yace find-max --json` answer"),
+        "{}",
+        stderr(&out)
+    );
+}
