@@ -239,6 +239,15 @@ def main():
         f.write(SCENARIO)
     scen = run(yace, ["run", "-f", plan, "-d", "2s"], out, "scenario")
     zh = run(yace, ["run", "--rate", "300", "-d", "3s", "--lang", "zh"], out, "zh")
+    # A find-max answer (two short trials on the embedded target) as a page.
+    fm_json = os.path.join(out, "find-max.json")
+    subprocess.run(
+        [yace, "find-max", "--slo", "p99<1s", "--start-rate", "200", "--max-rate", "400",
+         "--trial", "1s", "--json", fm_json],
+        check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    fm_page = os.path.join(out, "find-max.html")
+    subprocess.run([yace, "report", fm_json, "-F", "html", "-o", fm_page], check=True)
     several = os.path.join(out, "several.html")
     subprocess.run(
         [yace, "report", single[0], opened[0], h2[0], "-F", "html", "-o", several], check=True
@@ -256,6 +265,7 @@ def main():
         look(browser, scen[1], out, "scenario", 7)
         look(browser, several, out, "several", 6, full=True)
         look(browser, zh[1], out, "zh", 7, full=True)
+        look(browser, fm_page, out, "find-max", 1, full=True)
         chinese(browser, zh[1])
         print_and_noscript(browser, single[1], out)
     finally:

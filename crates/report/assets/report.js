@@ -49,6 +49,7 @@
   }
   function xfmt(kind, v) {
     if (kind === "time") return clock(v);
+    if (kind === "search") return num(v, 2) + "/s";
     if (kind === "spectrum") return "p" + pct(v).replace("%", "");
     return word("from", "latency from") + " " + dur(v);
   }
@@ -97,7 +98,7 @@
 
   function build(chart, el, log) {
     var data = [chart.x];
-    var series = [{ label: chart.kind === "time" ? word("time", "time") : chart.kind === "spectrum" ? word("percentile", "percentile") : word("latency", "latency"),
+    var series = [{ label: chart.kind === "time" ? word("time", "time") : chart.kind === "spectrum" ? word("percentile", "percentile") : chart.kind === "search" ? word("rate", "offered rate") : word("latency", "latency"),
       value: function (u, v) { return v == null ? "—" : xfmt(chart.kind, v); } }];
     var bands = [];
     var units = ["", ""];
@@ -129,6 +130,10 @@
         value: function (u, v) { return fmt(unit, v); },
       };
       if (s.dash) opt.dash = [6, 4];
+      if (s.points) {
+        opt.paths = function () { return null; };
+        opt.points = { show: true, size: 10, fill: s.color, stroke: s.color };
+      }
       if (bars) {
         opt.paths = uPlot.paths.bars({ size: [0.92, Infinity], align: 1 });
         opt.fill = s.color + "99";
@@ -142,13 +147,13 @@
       x: { time: false },
       y: { distr: log ? 3 : 1, range: log ? undefined : function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } },
     };
-    if (chart.kind === "hist") scales.x.distr = 3;
+    if (chart.kind === "hist" || chart.kind === "search") scales.x.distr = 3;
     var axes = [
       {
         values: function (u, splits) {
           return splits.map(function (v) {
             if (v == null) return "";
-            return chart.kind === "time" ? clock(v) : chart.kind === "spectrum" ? pct(v) : dur(v);
+            return chart.kind === "time" ? clock(v) : chart.kind === "spectrum" ? pct(v) : chart.kind === "search" ? short("per_s", v) + "/s" : dur(v);
           });
         },
         splits: chart.kind === "spectrum" ? function (u, i, min, max) { var out = []; for (var k = Math.ceil(min); k <= max; k++) out.push(k); return out; } : undefined,

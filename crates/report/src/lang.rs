@@ -392,6 +392,28 @@ fn zh(en: &str) -> Option<&'static str> {
         "latency max" => "延迟最大值",
         "transfer in/s" => "接收流量/秒",
         "client CPU-s" => "客户端 CPU 秒",
+        // find-max.
+        "pass (close to an SLO)" => "通过（接近 SLO）",
+        "NOT VALID" => "无效",
+        "Max rate under the SLOs: {}/s" => "满足 SLO 的最高速率：{}/秒",
+        ", between {} and {} (which failed)" => "，介于 {} 与 {}（未通过）之间",
+        " — at least: the SLOs still held at the highest rate searched" => " —— 至少如此：搜索的最高速率下 SLO 仍然满足",
+        " — not confirmed: the search ran out of time or trials" => " —— 未经确认：搜索的时间或次数已用完",
+        "Recommended operating rate: {}–{}/s (70–80% of it)." => "建议运行速率：{}–{}/秒（其 70–80%）。",
+        "Stopped: the client, not the server, was the limit." => "已停止：瓶颈在客户端，而不是服务器。",
+        "No rate held the SLOs." => "没有任何速率满足 SLO。",
+        "find-max {} — SLOs: {}" => "find-max {} —— SLO：{}",
+        "started {}" => "开始于 {}",
+        "stage" => "阶段",
+        "rate/s" => "速率/秒",
+        "for" => "时长",
+        "verdict" => "结论",
+        "offered rate" => "提供的速率",
+        "p99, trial passed" => "p99（通过的试验）",
+        "p99, trial failed" => "p99（未通过的试验）",
+        "Latency against the offered rate" => "延迟与提供速率的关系",
+        "Each trial's p99 at the rate it offered (log scales); the dashed line is the latency SLO. The answer is the highest rate that passed below the lowest that failed." => "每次试验在其提供速率下的 p99（对数刻度）；虚线是延迟 SLO。答案是低于最低未通过速率的最高通过速率。",
+        "Trials" => "试验",
         _ => return None,
     })
 }
@@ -493,6 +515,10 @@ mod tests {
     /// `zh` by that test: a key missing here is simply not checked, a key
     /// here without a translation fails).
     const ALL_KEYS: &[&str] = &[
+        "Max rate under the SLOs: {}/s",
+        ", between {} and {} (which failed)",
+        "Recommended operating rate: {}–{}/s (70–80% of it).",
+        "find-max {} — SLOs: {}",
         "{} ({} CPUs, {} allowed), {} thread(s), {} CPU-s, busiest thread {}%{}",
         "{} threads",
         "{} connections",

@@ -9,6 +9,7 @@
 pub mod ab;
 pub mod compare;
 pub mod csv;
+pub mod findmax;
 mod fmt;
 pub mod graphs;
 pub mod html;

@@ -173,6 +173,14 @@ impl Threshold {
         }
     }
 
+    /// A latency threshold (its bound in ms).
+    pub fn is_latency(&self) -> bool {
+        matches!(
+            self.metric,
+            Metric::P(_) | Metric::Mean | Metric::Max | Metric::Min
+        )
+    }
+
     /// Evaluates against a result (or its step); a missing step fails.
     pub fn evaluate(&self, r: &RunResult) -> ThresholdResult {
         let step: Option<&StepResult> = self

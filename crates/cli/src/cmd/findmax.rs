@@ -330,9 +330,13 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
         a.max_time
     );
     let started = Instant::now();
+    // When the search started: its first trial's start.
+    let mut started_at: Option<String> = None;
     let mut search = Search::new(cfg);
     // The p99 of the last pass at each rate (the confirming hold's, at the answer).
     let mut p99_at: Vec<(f64, String)> = Vec::new();
+    // Each trial's figures, in the order of the answer's trials.
+    let mut figures: Vec<serde_json::Value> = Vec::new();
     let mut interrupted = false;
     let mut first = true;
     let answer: Answer = loop {
@@ -376,7 +380,18 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
             break search.give_up();
         }
         let v = verdict(&r, &slos);
+        started_at.get_or_insert_with(|| r.started_at.clone());
         println!("{}", line(search.trials().len() + 1, &trial, &v, &r));
+        figures.push(serde_json::json!({
+            "rate": trial.rate,
+            "responses_per_s": r.summary.rps,
+            "p50_ms": r.summary.latency.at(50.0).map(|v| v / 1000.0),
+            "p99_ms": r.summary.latency.at(99.0).map(|v| v / 1000.0),
+            "errors_pct": r.summary.errors as f64 * 100.0 / r.summary.requests.max(1) as f64,
+            "slos": r.thresholds.iter().map(|t| serde_json::json!({
+                "expr": t.expr, "actual": t.actual, "unit": t.unit, "passed": t.passed,
+            })).collect::<Vec<_>>(),
+        }));
         if let Some(dir) = &out_dir {
             let name = format!(
                 "trial-{:02}-{}-per-s.json",
@@ -478,6 +493,12 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
             "slos": a.slo,
             "answer": answer,
             "recommended": answer.max_rate.map(|m| [m * 0.7, m * 0.8]),
+            "figures": figures,
+            "slo_bounds": slos.iter().map(|t| serde_json::json!({
+                "expr": t.expr, "bound": t.bound_shown(), "latency": t.is_latency(),
+            })).collect::<Vec<_>>(),
+            "started_at": started_at,
+            "yace_version": env!("CARGO_PKG_VERSION"),
         });
         out.write_with(|w| {
             serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;

@@ -39,9 +39,41 @@ fn read(file: &Path) -> Result<Vec<(String, stats::RunResult)>, Failure> {
     Ok(vec![(shown.to_string(), r)])
 }
 
+/// A `yace find-max --json` answer: its own table and chart.
+fn search(a: &ReportArgs, file: &Path, text: &str, out: &mut Vec<u8>) -> Result<(), Failure> {
+    let shown = file.display();
+    if a.files.len() > 1 {
+        return Err(Failure::usage(format!(
+            "{shown}: a find-max answer is reported on its own (give only it)"
+        )));
+    }
+    let s = report::findmax::read(text).map_err(|e| Failure::usage(format!("{shown}: {e}")))?;
+    let lang = super::driver::language(a.lang);
+    match a.format {
+        ReportFormat::Text => report::findmax::text(&s, &mut *out, lang),
+        ReportFormat::Markdown => report::findmax::markdown(&s, &mut *out, lang),
+        ReportFormat::Html => report::html::search_page(&s, &mut *out, lang),
+        f => {
+            return Err(Failure::usage(format!(
+                "-F/--format: a find-max answer renders as text, markdown or html, not {}",
+                format!("{f:?}").to_lowercase()
+            )))
+        }
+    }
+    .map_err(|e| Failure::runtime(format!("rendering {shown}: {e}")))
+}
+
 /// Renders the file(s); returns the exit code.
 pub fn run(a: ReportArgs) -> Result<u8, Failure> {
     let mut out: Vec<u8> = Vec::new();
+    if let [file] = &a.files[..] {
+        if let Ok(text) = std::fs::read_to_string(file) {
+            if report::findmax::is_search(&text) {
+                search(&a, file, &text, &mut out)?;
+                return write_out(&a, &out);
+            }
+        }
+    }
     let mut runs = Vec::with_capacity(a.files.len());
     let mut bad = Vec::new();
     for f in &a.files {
@@ -85,6 +117,11 @@ pub fn run(a: ReportArgs) -> Result<u8, Failure> {
         .collect::<Vec<_>>()
         .join(", ");
     written.map_err(|e| Failure::runtime(format!("rendering {shown}: {e}")))?;
+    write_out(&a, &out)
+}
+
+/// Writes the rendered report to `-o FILE` (whole, or not at all) or stdout.
+fn write_out(a: &ReportArgs, out: &[u8]) -> Result<u8, Failure> {
     match &a.output {
         // Into place whole, or not at all: the previous file survives a
         // failure.
@@ -95,13 +132,13 @@ pub fn run(a: ReportArgs) -> Result<u8, Failure> {
                     path.display()
                 ))
             })?
-            .write_with(|w| std::io::Write::write_all(w, &out))
+            .write_with(|w| std::io::Write::write_all(w, out))
             .map_err(|e| super::driver::output_failure("-o", path, e))?,
         None => {
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
             // A closed pipe (`| head`) is not an error worth a message.
-            let _ = stdout.write_all(&out).and_then(|()| stdout.flush());
+            let _ = stdout.write_all(out).and_then(|()| stdout.flush());
         }
     }
     Ok(exit::OK)

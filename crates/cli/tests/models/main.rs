@@ -919,6 +919,35 @@ fn find_max_lands_on_a_known_capacity() {
         let rate = t["rate"].as_f64().unwrap();
         assert!(rate <= 100_000.0);
     }
+    // The answer renders again: a table of every trial in text, a chart
+    // and the table in HTML, in Chinese too.
+    let report = |args: &[&str]| {
+        let o = yace().arg("report").arg(&json).args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let again = report(&[]);
+    assert!(
+        again.contains(&format!("Max rate under the SLOs: {}/s", lo as u64)),
+        "{again}"
+    );
+    assert!(
+        again
+            .lines()
+            .any(|l| l.trim_start().starts_with(&format!("{} ", trials.len()))),
+        "{again}"
+    );
+    let page = report(&["-F", "html"]);
+    assert!(page.contains("data-chart=\"search\""), "the chart");
+    assert!(page.contains("p99&lt;100ms"), "the SLO line's label");
+    assert!(report(&["--lang", "zh"]).contains("满足 SLO 的最高速率"));
+    let o = yace()
+        .arg("report")
+        .arg(&json)
+        .args(["-F", "csv"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
     // The server saw every trial's requests: the search did load it.
     let seen = settled(&s).requests;
     let sent: f64 = trials

@@ -77,6 +77,8 @@ pub(crate) enum Kind {
     Spectrum,
     /// x: latency in µs (log), drawn as bars.
     Histogram,
+    /// x: an offered rate (log), one point per trial.
+    Search,
 }
 
 /// A line's values, None where there is nothing to draw.
@@ -95,6 +97,8 @@ pub(crate) struct Line {
     pub values: Vec<Option<f64>>,
     /// Each point's lowest and highest second (bucketed rates only).
     pub band: Option<Band>,
+    /// Drawn as points, not joined.
+    pub points: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -125,6 +129,7 @@ impl Chart {
                 Kind::Time => "time",
                 Kind::Spectrum => "spectrum",
                 Kind::Histogram => "hist",
+                Kind::Search => "search",
             },
             "log": self.log,
             "x": self.x.iter().map(|&x| tidy(x)).collect::<Vec<_>>(),
@@ -136,6 +141,7 @@ impl Chart {
                     "color": l.color,
                     "dash": l.dash,
                     "values": arr(&l.values),
+                    "points": l.points,
                 });
                 if let Some((lo, hi)) = &l.band {
                     s["lo"] = arr(lo);
@@ -269,7 +275,7 @@ fn get(aggs: &[Option<Agg>], f: impl Fn(&Agg) -> Option<f64>) -> Vec<Option<f64>
     aggs.iter().map(|a| a.as_ref().and_then(&f)).collect()
 }
 
-fn line(label: impl Into<String>, unit: Unit, color: &'static str) -> Line {
+pub(crate) fn line(label: impl Into<String>, unit: Unit, color: &'static str) -> Line {
     Line {
         label: label.into(),
         unit,
@@ -278,6 +284,7 @@ fn line(label: impl Into<String>, unit: Unit, color: &'static str) -> Line {
         dash: false,
         values: Vec::new(),
         band: None,
+        points: false,
     }
 }
 

@@ -93,18 +93,7 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
             t("yace load test report")
         )
     };
-    write!(
-        w,
-        "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"generator\" content=\"yace {}\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
-         script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n\
-         <title>{}</title>\n<style>\n{UPLOT_CSS}\n{PAGE_CSS}\n</style>\n</head>\n<body>\n<main>\n",
-        lang.html(),
-        esc(&first.yace_version),
-        esc(&title)
-    )?;
+    head(&mut w, lang, &first.yace_version, &title)?;
     if single {
         header(&mut w, first, lang)?;
     } else {
@@ -175,16 +164,7 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
     )?;
     let doc = serde_json::json!({
         "charts": charts.iter().map(|(c, _)| c.to_json()).collect::<Vec<_>>(),
-        // The few words the page's script writes itself.
-        "words": {
-            "time": t("time"),
-            "percentile": t("percentile"),
-            "latency": t("latency"),
-            "from": t("latency from"),
-            "cores": if lang == Lang::Zh { "核" } else { "cores" },
-            "fastest": if lang == Lang::Zh { "最快的一秒" } else { "fastest second" },
-            "slowest": if lang == Lang::Zh { "最慢的一秒" } else { "slowest second" },
-        },
+        "words": words(lang),
     });
     writeln!(
         w,
@@ -194,10 +174,185 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
     for (name, r) in runs {
         embed::element(&mut w, name, r)?;
     }
+    scripts(&mut w)
+}
+
+/// The page's head: one file, styles inline, no fetch allowed.
+fn head(w: &mut impl Write, lang: Lang, version: &str, title: &str) -> io::Result<()> {
+    write!(
+        w,
+        "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"generator\" content=\"yace {}\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+         script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n\
+         <title>{}</title>\n<style>\n{UPLOT_CSS}\n{PAGE_CSS}\n</style>\n</head>\n<body>\n<main>\n",
+        lang.html(),
+        esc(version),
+        esc(title)
+    )
+}
+
+/// The chart library and the page's script, inline, then the page's end.
+fn scripts(w: &mut impl Write) -> io::Result<()> {
     writeln!(
         w,
         "<script>\n/* uPlot 1.6.32, https://github.com/leeoniya/uPlot, MIT licence, (c) 2022 Leon Sorokin */\n{UPLOT_JS}\n</script>\n<script>\n{PAGE_JS}\n</script>\n</body>\n</html>"
     )
+}
+
+/// The words the page's script writes itself.
+fn words(lang: Lang) -> serde_json::Value {
+    let t = |en: &'static str| tr(lang, en);
+    serde_json::json!({
+        "time": t("time"),
+        "percentile": t("percentile"),
+        "latency": t("latency"),
+        "from": t("latency from"),
+        "rate": t("offered rate"),
+        "cores": if lang == Lang::Zh { "核" } else { "cores" },
+        "fastest": if lang == Lang::Zh { "最快的一秒" } else { "fastest second" },
+        "slowest": if lang == Lang::Zh { "最慢的一秒" } else { "slowest second" },
+    })
+}
+
+/// A `yace find-max` answer as a page: the conclusion, latency against
+/// rate with each SLO's bound, and every trial in a table.
+pub fn search_page(s: &crate::findmax::Search, mut w: impl Write, lang: Lang) -> io::Result<()> {
+    use crate::findmax::{conclusion, rate, verdict_word};
+    let t = |en: &'static str| tr(lang, en);
+    let title = trf(
+        lang,
+        "find-max {} — SLOs: {}",
+        &[&s.url, &s.slos.join(" & ")],
+    );
+    head(
+        &mut w,
+        lang,
+        s.yace_version
+            .as_deref()
+            .unwrap_or(env!("CARGO_PKG_VERSION")),
+        &format!("{title} — {}", t("yace load test report")),
+    )?;
+    writeln!(
+        w,
+        "<header>\n<p class=\"kicker\">{}</p>\n<h1>{}</h1>\n</header>",
+        t("yace load test report"),
+        esc(&title)
+    )?;
+    let class = match s.answer.end.as_str() {
+        "converged" => "ok",
+        "client_bound" | "below_min_rate" => "bad",
+        _ => "warn",
+    };
+    writeln!(w, "<section class=\"verdict {class}\" role=\"status\">")?;
+    let lines = conclusion(s, lang);
+    for (i, l) in lines.iter().enumerate() {
+        if i == 0 {
+            writeln!(w, "<p class=\"head\">{}</p>", esc(l))?;
+        } else {
+            writeln!(w, "<p>{}</p>", esc(l))?;
+        }
+    }
+    writeln!(w, "</section>")?;
+    // Latency against the offered rate: each trial a point, passed or
+    // failed, and each latency SLO's bound as a line.
+    let mut xs: Vec<f64> = s.answer.trials.iter().map(|t| t.rate).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let at = |pass: bool| -> Vec<Option<f64>> {
+        xs.iter()
+            .map(|&x| {
+                s.answer
+                    .trials
+                    .iter()
+                    .zip(&s.figures)
+                    .filter(|(tr, _)| {
+                        tr.rate == x
+                            && tr
+                                .verdict
+                                .as_ref()
+                                .is_some_and(|v| (v.verdict == "pass") == pass)
+                    })
+                    .filter_map(|(_, f)| f.p99_ms)
+                    .next_back()
+                    .map(|ms| ms * 1000.0)
+            })
+            .collect()
+    };
+    let mut lines = vec![
+        data::Line {
+            points: true,
+            ..data::line(t("p99, trial passed"), data::Unit::Us, "#2b8a3e")
+        },
+        data::Line {
+            points: true,
+            ..data::line(t("p99, trial failed"), data::Unit::Us, "#c92a2a")
+        },
+    ];
+    lines[0].values = at(true);
+    lines[1].values = at(false);
+    for b in s.slo_bounds.iter().filter(|b| b.latency) {
+        let mut l = data::line(b.expr.clone(), data::Unit::Us, "#495057");
+        l.dash = true;
+        l.values = xs.iter().map(|_| Some(b.bound * 1000.0)).collect();
+        lines.push(l);
+    }
+    let chart = Chart {
+        id: "search",
+        title: t("Latency against the offered rate").into(),
+        kind: Kind::Search,
+        note: t("Each trial's p99 at the rate it offered (log scales); the dashed line is the latency SLO. The answer is the highest rate that passed below the lowest that failed.").into(),
+        x: xs.clone(),
+        lines,
+        log: true,
+    };
+    writeln!(w, "<section class=\"charts\">")?;
+    chart_figure(&mut w, &chart, &chart, lang)?;
+    writeln!(w, "</section>")?;
+    writeln!(
+        w,
+        "<section class=\"details\">\n<h2>{}</h2>\n<table class=\"wide\"><thead><tr><th>#</th><th>{}</th><th>{}</th><th>{}</th><th>{}</th><th>p50</th><th>p99</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+        t("Trials"),
+        t("stage"),
+        t("rate/s"),
+        t("for"),
+        t("responses/s"),
+        t("errors"),
+        t("verdict")
+    )?;
+    let ms = |v: Option<f64>| v.map_or("—".into(), |v| duration_us(v * 1000.0));
+    for (i, tr_) in s.answer.trials.iter().enumerate() {
+        let f = s.figures.get(i);
+        let pass = tr_.verdict.as_ref().is_some_and(|v| v.verdict == "pass");
+        writeln!(
+            w,
+            "<tr><td>{}</td><td class=\"text\">{}</td><td>{}</td><td>{} s</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}%</td><td class=\"text {}\">{}</td></tr>",
+            i + 1,
+            esc(&tr_.stage),
+            rate(tr_.rate),
+            tr_.seconds,
+            f.map_or("—".into(), |f| format!("{:.1}", f.responses_per_s)),
+            ms(f.and_then(|f| f.p50_ms)),
+            ms(f.and_then(|f| f.p99_ms)),
+            f.map_or(0.0, |f| f.errors_pct),
+            if pass { "pass" } else { "fail" },
+            esc(&verdict_word(tr_, lang))
+        )?;
+    }
+    writeln!(w, "</tbody></table>\n</section>")?;
+    writeln!(
+        w,
+        "<footer><p>{}</p></footer>\n</main>",
+        t("Charts drawn with uPlot 1.6.32 (MIT licence, © Leon Sorokin), inlined: this page makes no network request.")
+    )?;
+    let doc = serde_json::json!({ "charts": [chart.to_json()], "words": words(lang) });
+    writeln!(
+        w,
+        "<script type=\"application/json\" id=\"yace-charts\">{}</script>",
+        script_json(&doc)
+    )?;
+    scripts(&mut w)
 }
 
 /// English plurals in a template written with `word(s)`.
@@ -561,6 +716,7 @@ fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io::Res
                 Kind::Time => "time",
                 Kind::Spectrum => "percentile",
                 Kind::Histogram => "latency from",
+                Kind::Search => "offered rate",
             }
         )
     )?;
@@ -583,6 +739,7 @@ fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io::Res
                 }
             }
             Kind::Histogram => duration_us(x),
+            Kind::Search => format!("{}/s", crate::findmax::rate(x)),
         };
         write!(w, "<tr><th>{xs}</th>")?;
         for l in &t.lines {

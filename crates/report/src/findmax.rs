@@ -1,0 +1,273 @@
+//! A `yace find-max --json` answer (`yace.find-max.v1`) rendered again:
+//! every trial (its rate, length, figures and verdict) as a table in text
+//! and Markdown, and as a chart of latency against rate with the SLO line
+//! in HTML ([`crate::html::search_page`]).
+
+use crate::fmt::count;
+use crate::lang::{tr, trf, Lang};
+use serde::Deserialize;
+use std::io::{self, Write};
+
+/// The schema tag of a find-max answer.
+pub const SCHEMA: &str = "yace.find-max.v1";
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Search {
+    pub url: String,
+    pub slos: Vec<String>,
+    pub answer: Answer,
+    #[serde(default)]
+    pub recommended: Option<[f64; 2]>,
+    #[serde(default)]
+    pub figures: Vec<Figures>,
+    #[serde(default)]
+    pub slo_bounds: Vec<SloBound>,
+    #[serde(default)]
+    pub started_at: Option<String>,
+    #[serde(default)]
+    pub yace_version: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Answer {
+    pub end: String,
+    pub max_rate: Option<f64>,
+    pub failed_at: Option<f64>,
+    pub trials: Vec<Trial>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Trial {
+    pub rate: f64,
+    pub seconds: f64,
+    pub stage: String,
+    pub verdict: Option<Verdict>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Verdict {
+    pub verdict: String,
+    #[serde(default)]
+    pub marginal: bool,
+    #[serde(default)]
+    pub why: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct Figures {
+    pub rate: f64,
+    pub responses_per_s: f64,
+    pub p50_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    pub errors_pct: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SloBound {
+    pub expr: String,
+    pub bound: f64,
+    pub latency: bool,
+}
+
+/// Reads an answer, checking its schema tag.
+pub fn read(text: &str) -> Result<Search, String> {
+    #[derive(Deserialize)]
+    struct Tag {
+        schema: Option<serde_json::Value>,
+    }
+    let tag: Tag = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    if tag.schema.as_ref().and_then(|s| s.as_str()) != Some(SCHEMA) {
+        return Err(format!("not a {SCHEMA} document"));
+    }
+    serde_json::from_str(text).map_err(|e| format!("does not match {SCHEMA}: {e}"))
+}
+
+/// True when `text` is a find-max answer (by its schema tag).
+pub fn is_search(text: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Tag {
+        schema: Option<serde_json::Value>,
+    }
+    serde_json::from_str::<Tag>(text)
+        .ok()
+        .and_then(|t| t.schema)
+        .is_some_and(|s| s == SCHEMA)
+}
+
+pub(crate) fn rate(r: f64) -> String {
+    if r >= 100.0 {
+        count(r.round() as u64)
+    } else {
+        format!("{r}")
+    }
+}
+
+/// The verdict in a word or two.
+pub(crate) fn verdict_word(t: &Trial, lang: Lang) -> String {
+    match &t.verdict {
+        Some(v) if v.verdict == "pass" && v.marginal => tr(lang, "pass (close to an SLO)").into(),
+        Some(v) if v.verdict == "pass" => tr(lang, "pass").into(),
+        Some(v) if v.verdict == "fail" => format!(
+            "{}: {}",
+            tr(lang, "FAIL"),
+            v.why.as_deref().unwrap_or_default()
+        ),
+        Some(v) => format!(
+            "{}: {}",
+            tr(lang, "NOT VALID"),
+            v.why.as_deref().unwrap_or_default()
+        ),
+        None => "—".into(),
+    }
+}
+
+/// The answer in one or two sentences.
+pub(crate) fn conclusion(s: &Search, lang: Lang) -> Vec<String> {
+    let a = &s.answer;
+    let mut out = Vec::new();
+    match a.max_rate {
+        Some(max) => {
+            let mut line = trf(lang, "Max rate under the SLOs: {}/s", &[&rate(max)]);
+            if let Some(hi) = a.failed_at {
+                line.push_str(&trf(
+                    lang,
+                    ", between {} and {} (which failed)",
+                    &[&rate(max), &rate(hi)],
+                ));
+            }
+            line.push_str(match a.end.as_str() {
+                "max_rate" => tr(
+                    lang,
+                    " — at least: the SLOs still held at the highest rate searched",
+                ),
+                "out_of_trials" => tr(
+                    lang,
+                    " — not confirmed: the search ran out of time or trials",
+                ),
+                _ => "",
+            });
+            line.push('.');
+            out.push(line);
+            if let Some([lo, hi]) = s.recommended {
+                out.push(trf(
+                    lang,
+                    "Recommended operating rate: {}–{}/s (70–80% of it).",
+                    &[&rate(lo), &rate(hi)],
+                ));
+            }
+        }
+        None => out.push(
+            tr(
+                lang,
+                match a.end.as_str() {
+                    "client_bound" => "Stopped: the client, not the server, was the limit.",
+                    _ => "No rate held the SLOs.",
+                },
+            )
+            .into(),
+        ),
+    }
+    out
+}
+
+fn ms(v: Option<f64>) -> String {
+    v.map_or("—".into(), |v| crate::fmt::duration_us(v * 1000.0))
+}
+
+/// The search as terminal text.
+pub fn text(s: &Search, mut w: impl Write, lang: Lang) -> io::Result<()> {
+    writeln!(
+        w,
+        "{}",
+        trf(
+            lang,
+            "find-max {} — SLOs: {}",
+            &[&s.url, &s.slos.join(" & ")]
+        )
+    )?;
+    if let Some(at) = &s.started_at {
+        writeln!(w, "  {}", trf(lang, "started {}", &[at]))?;
+    }
+    writeln!(
+        w,
+        "\n  {:>2}  {:<8} {:>10} {:>6} {:>13} {:>10} {:>10} {:>8}   {}",
+        "#",
+        tr(lang, "stage"),
+        tr(lang, "rate/s"),
+        tr(lang, "for"),
+        tr(lang, "responses/s"),
+        "p50",
+        "p99",
+        tr(lang, "errors"),
+        tr(lang, "verdict")
+    )?;
+    for (i, t) in s.answer.trials.iter().enumerate() {
+        let f = s.figures.get(i);
+        writeln!(
+            w,
+            "  {:>2}  {:<8} {:>10} {:>5}s {:>13} {:>10} {:>10} {:>7.2}%   {}",
+            i + 1,
+            t.stage,
+            rate(t.rate),
+            t.seconds,
+            f.map_or("—".into(), |f| format!("{:.1}", f.responses_per_s)),
+            ms(f.and_then(|f| f.p50_ms)),
+            ms(f.and_then(|f| f.p99_ms)),
+            f.map_or(0.0, |f| f.errors_pct),
+            verdict_word(t, lang)
+        )?;
+    }
+    writeln!(w)?;
+    for line in conclusion(s, lang) {
+        writeln!(w, "{line}")?;
+    }
+    Ok(())
+}
+
+/// The search as Markdown.
+pub fn markdown(s: &Search, mut w: impl Write, lang: Lang) -> io::Result<()> {
+    let cell = |x: &str| x.replace('|', "\\|");
+    writeln!(
+        w,
+        "# {}\n",
+        trf(
+            lang,
+            "find-max {} — SLOs: {}",
+            &[&cell(&s.url), &cell(&s.slos.join(" & "))]
+        )
+    )?;
+    for line in conclusion(s, lang) {
+        writeln!(w, "**{}**\n", cell(&line))?;
+    }
+    writeln!(
+        w,
+        "| # | {} | {} | {} | {} | p50 | p99 | {} | {} |",
+        tr(lang, "stage"),
+        tr(lang, "rate/s"),
+        tr(lang, "for"),
+        tr(lang, "responses/s"),
+        tr(lang, "errors"),
+        tr(lang, "verdict")
+    )?;
+    writeln!(
+        w,
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+    )?;
+    for (i, t) in s.answer.trials.iter().enumerate() {
+        let f = s.figures.get(i);
+        writeln!(
+            w,
+            "| {} | {} | {} | {} s | {} | {} | {} | {:.2}% | {} |",
+            i + 1,
+            t.stage,
+            rate(t.rate),
+            t.seconds,
+            f.map_or("—".into(), |f| format!("{:.1}", f.responses_per_s)),
+            ms(f.and_then(|f| f.p50_ms)),
+            ms(f.and_then(|f| f.p99_ms)),
+            f.map_or(0.0, |f| f.errors_pct),
+            cell(&verdict_word(t, lang))
+        )?;
+    }
+    Ok(())
+}
