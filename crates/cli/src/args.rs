@@ -411,6 +411,10 @@ pub struct CapacityArgs {
     /// such servers the load needs; alone: what that rate supports.
     #[arg(long = "find-max", value_name = "FILE", conflicts_with_all = ["supports", "result"])]
     pub find_max: Option<PathBuf>,
+    /// Language of the steps (default: YACE_LANG, else the locale, else
+    /// English).
+    #[arg(long = "lang", value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
     /// Backwards: the share of the measured rate kept in reserve.
     #[arg(long = "headroom", value_name = "PCT", default_value = "25%")]
     pub headroom: String,

@@ -169,6 +169,37 @@ pub fn shortfall(lang: Lang, sf: &stats::Shortfall) -> String {
     format!("{what}。原因：{why}。对策：{fix}。")
 }
 
+/// A capacity step's formula in the reader's language: its figures stay,
+/// its few words are replaced.
+pub fn formula(lang: Lang, f: &str) -> String {
+    if lang == Lang::En {
+        return f.to_string();
+    }
+    let mut out = f.to_string();
+    for (en, zh) in [
+        (
+            "80% of the day's requests in 20% of its hours: ÷ 21,600 s, not 86,400 (× 4)",
+            "一天 80% 的请求集中在 20% 的时间里：÷ 21,600 秒，而不是 86,400（× 4）",
+        ),
+        ("Little's law: ", "利特尔定律："),
+        (" requests per view", " 个请求/浏览"),
+        (" peak-to-average", " 峰均比"),
+        (" peak factor", " 峰值系数"),
+        (" visits/s", " 次访问/秒"),
+        (" s per visit", " 秒/访问"),
+        (" s per request", " 秒/请求"),
+        ("% headroom", "% 余量"),
+        ("% share", "% 占比"),
+        (" margin", " 余量系数"),
+        (" views / ", " 次浏览 / "),
+        (" req/s", " 请求/秒"),
+        (" s", " 秒"),
+    ] {
+        out = out.replace(en, zh);
+    }
+    out
+}
+
 /// The Chinese of every phrase the renderers translate.
 fn zh(en: &str) -> Option<&'static str> {
     Some(match en {
@@ -414,6 +445,39 @@ fn zh(en: &str) -> Option<&'static str> {
         "Latency against the offered rate" => "延迟与提供速率的关系",
         "Each trial's p99 at the rate it offered (log scales); the dashed line is the latency SLO. The answer is the highest rate that passed below the lowest that failed." => "每次试验在其提供速率下的 p99（对数刻度）；虚线是延迟 SLO。答案是低于最低未通过速率的最高通过速率。",
         "Trials" => "试验",
+        // yace capacity.
+        "What {} req/s supports" => "{} 请求/秒能支撑多少",
+        "  {} req/s supports about {} page views a day with {}% in reserve." => "  {} 请求/秒约可支撑每天 {} 次页面浏览，并保留 {}% 余量。",
+        "The rate to hold for {} page views a day" => "每天 {} 次页面浏览需要承受的速率",
+        "  The measured maximum under {} is {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom." => "  在 {} 下测得的最高速率为 {} 请求/秒：{} 倍于峰值所需的 {} 请求/秒，含突发余量时为 {} 倍。",
+        "  Servers like it for this load: {} (the {} req/s with burst headroom ÷ {} req/s usable each, keeping {}% in reserve); assumes the servers share the load evenly and nothing else is the bottleneck." => "  这样的服务器需要 {} 台（含突发余量的 {} 请求/秒 ÷ 每台可用 {} 请求/秒，保留 {}% 余量）；假设负载均匀分摊，且没有其他瓶颈。",
+        "  The server must hold {} req/s at the peak ({} req/s with burst headroom):" => "  服务器在峰值时必须承受 {} 请求/秒（含突发余量为 {} 请求/秒）：",
+        "  run `yace run URL --rate {} -d 60s` and check the latency there." => "  运行 `yace run URL --rate {} -d 60s`，看看这个速率下的延迟。",
+        "assumes: " => "假设：",
+        "average rate over the day" => "全天平均速率",
+        "traffic spread over the whole day" => "流量均匀分布在一整天",
+        "requests, not views" => "按请求计，而非浏览",
+        "every view also fetches its assets and API calls from this server" => "每次浏览还会从这台服务器获取静态资源和 API",
+        "the page's share of the traffic" => "该页面占的流量份额",
+        "the tested page carries at most this share of the site's traffic" => "被测页面最多承担站点这么多份额的流量",
+        "peak" => "峰值",
+        "the busiest moment carries this many times the day's average" => "最忙的时刻是全天平均的这么多倍",
+        "peak (80/20)" => "峰值（80/20）",
+        "the 80/20 rule of thumb for a day's traffic" => "一天流量的 80/20 经验法则",
+        "with burst headroom" => "含突发余量",
+        "arrivals are Poisson: a second at the peak exceeds this about 0.1% of the time" => "到达服从泊松分布：峰值时约有 0.1% 的秒会超过这个值",
+        "concurrent users at the peak" => "峰值并发用户数",
+        "each visit lasts this long and holds one user for all of it" => "每次访问持续这么久，期间占用一个用户",
+        "usable rate" => "可用速率",
+        "the server is not run at its measured limit" => "服务器不在测得的极限上运行",
+        "page views a day" => "每天页面浏览量",
+        "the traffic shape of --share, --requests-per-view and --peak" => "由 --share、--requests-per-view 和 --peak 描述的流量形态",
+        "workers (pm.max_children, MaxRequestWorkers)" => "工作进程数（pm.max_children、MaxRequestWorkers）",
+        "a worker serves one request at a time for the whole service time" => "一个工作进程在整个服务时间内一次只处理一个请求",
+        "req/s" => "请求/秒",
+        "users" => "用户",
+        "views/day" => "浏览/天",
+        "workers" => "进程",
         _ => return None,
     })
 }
@@ -515,6 +579,10 @@ mod tests {
     /// `zh` by that test: a key missing here is simply not checked, a key
     /// here without a translation fails).
     const ALL_KEYS: &[&str] = &[
+        "  The measured maximum under {} is {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom.",
+        "  Servers like it for this load: {} (the {} req/s with burst headroom ÷ {} req/s usable each, keeping {}% in reserve); assumes the servers share the load evenly and nothing else is the bottleneck.",
+        "  {} req/s supports about {} page views a day with {}% in reserve.",
+        "  The server must hold {} req/s at the peak ({} req/s with burst headroom):",
         "Max rate under the SLOs: {}/s",
         ", between {} and {} (which failed)",
         "Recommended operating rate: {}–{}/s (70–80% of it).",

@@ -4,6 +4,7 @@
 use crate::args::CapacityArgs;
 use crate::{exit, Failure};
 use capacity::{num, Peak, Step, Traffic};
+use report::lang::{tr, trf, Lang};
 
 /// A percentage: `40%` or `40` → 0.4, within (0, 100].
 fn percent(flag: &str, s: &str, bad: &mut Vec<String>, zero_ok: bool) -> f64 {
@@ -40,18 +41,32 @@ fn times(r: f64) -> String {
     }
 }
 
-fn print_steps(steps: &[Step], first: usize) {
+fn print_steps(steps: &[Step], first: usize, lang: Lang) {
     for (i, s) in steps.iter().enumerate() {
         println!(
-            "  {:>2}. {:<34} {:>12} {:<9} {}",
+            "  {:>2}. {} {:>12} {} {}",
             first + i,
-            s.what,
+            pad(tr(lang, s.what), 34),
             num(s.value),
-            s.unit,
-            s.formula
+            pad(tr(lang, s.unit), 9),
+            report::lang::formula(lang, &s.formula)
         );
-        println!("      {:<34} assumes: {}", "", s.assumption);
+        println!(
+            "      {} {}{}",
+            pad("", 34),
+            tr(lang, "assumes: "),
+            tr(lang, s.assumption)
+        );
     }
+}
+
+/// `s` padded to `w` terminal columns (a CJK character takes two).
+fn pad(s: &str, w: usize) -> String {
+    let cols: usize = s
+        .chars()
+        .map(|c| if (c as u32) >= 0x2E80 { 2 } else { 1 })
+        .sum();
+    format!("{s}{}", " ".repeat(w.saturating_sub(cols)))
 }
 
 /// Prints the calculation; returns the exit code.
@@ -162,30 +177,37 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
         visit_s,
         views_per_visit,
     };
+    let lang = super::driver::language(a.lang);
     if let Some(rate) = measured {
-        println!("What {} req/s supports", num(rate));
+        println!("{}", trf(lang, "What {} req/s supports", &[&num(rate)]));
         let steps = capacity::supported(rate, &traffic, headroom);
-        print_steps(&steps, 1);
+        print_steps(&steps, 1, lang);
         let views = steps.last().map_or(0.0, |s| s.value);
         println!();
         println!(
-            "  {} req/s supports about {} page views a day with {}% in reserve.",
-            num(rate),
-            num(views.round()),
-            num(headroom * 100.0)
+            "{}",
+            trf(
+                lang,
+                "  {} req/s supports about {} page views a day with {}% in reserve.",
+                &[&num(rate), &num(views.round()), &num(headroom * 100.0)]
+            )
         );
         if let Some(t) = service_s {
             let p = capacity::pool(rate, t, 1.25);
-            print_steps(std::slice::from_ref(&p), steps.len() + 1);
+            print_steps(std::slice::from_ref(&p), steps.len() + 1, lang);
         }
         return Ok(exit::OK);
     }
     println!(
-        "The rate to hold for {} page views a day",
-        num(traffic.views_per_day)
+        "{}",
+        trf(
+            lang,
+            "The rate to hold for {} page views a day",
+            &[&num(traffic.views_per_day)]
+        )
     );
     let steps = capacity::required(&traffic);
-    print_steps(&steps, 1);
+    print_steps(&steps, 1, lang);
     let peak = steps
         .iter()
         .rev()
@@ -197,37 +219,51 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
         .map_or(0.0, |s| s.value);
     if let Some(t) = service_s {
         let p = capacity::pool(burst, t, 1.25);
-        print_steps(std::slice::from_ref(&p), steps.len() + 1);
+        print_steps(std::slice::from_ref(&p), steps.len() + 1, lang);
     }
     println!();
     if let Some((max, slos)) = &searched {
-        println!();
         let usable = max * (1.0 - headroom);
         println!(
-            "  The measured maximum under {slos} is {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom.",
-            num(*max),
-            times(max / peak.max(1e-9)),
-            num(peak),
-            times(max / burst.max(1e-9))
+            "{}",
+            trf(
+                lang,
+                "  The measured maximum under {} is {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom.",
+                &[
+                    slos,
+                    &num(*max),
+                    &times(max / peak.max(1e-9)),
+                    &num(peak),
+                    &times(max / burst.max(1e-9))
+                ]
+            )
         );
         let servers = (burst / usable.max(1e-9)).ceil().max(1.0);
         println!(
-            "  Servers like it for this load: {} (the {} req/s with burst headroom ÷ {} req/s usable each, keeping {}% in reserve); assumes the servers share the load evenly and nothing else is the bottleneck.",
-            num(servers),
-            num(burst),
-            num(usable),
-            num(headroom * 100.0)
+            "{}",
+            trf(
+                lang,
+                "  Servers like it for this load: {} (the {} req/s with burst headroom ÷ {} req/s usable each, keeping {}% in reserve); assumes the servers share the load evenly and nothing else is the bottleneck.",
+                &[&num(servers), &num(burst), &num(usable), &num(headroom * 100.0)]
+            )
         );
         return Ok(exit::OK);
     }
     println!(
-        "  The server must hold {} req/s at the peak ({} req/s with burst headroom):",
-        num(peak),
-        num(burst)
+        "{}",
+        trf(
+            lang,
+            "  The server must hold {} req/s at the peak ({} req/s with burst headroom):",
+            &[&num(peak), &num(burst)]
+        )
     );
     println!(
-        "  run `yace run URL --rate {} -d 60s` and check the latency there.",
-        burst.ceil()
+        "{}",
+        trf(
+            lang,
+            "  run `yace run URL --rate {} -d 60s` and check the latency there.",
+            &[&burst.ceil()]
+        )
     );
     Ok(exit::OK)
 }

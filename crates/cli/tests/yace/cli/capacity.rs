@@ -126,3 +126,52 @@ fn a_find_max_answer_gives_the_headroom_and_the_servers_needed() {
         stderr(&out)
     );
 }
+
+/// Seed 003's arithmetic in Chinese: the same figures, every step and
+/// assumption in words its author reads.
+#[test]
+fn the_capacity_steps_read_in_chinese() {
+    let out = yace()
+        .args([
+            "capacity",
+            "--pageviews",
+            "1M",
+            "--share",
+            "40%",
+            "--peak-factor",
+            "3",
+        ])
+        .args(["--service-time", "120ms", "--lang", "zh"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    for want in [
+        "11.57 请求/秒",
+        "28.94 请求/秒",
+        "86.81 请求/秒",
+        "假设：",
+        "利特尔定律",
+        "服务器在峰值时必须承受",
+    ] {
+        assert!(text.contains(want), "{want:?} in:\n{text}");
+    }
+    // No English word left but the command it suggests and the pool's names.
+    let english: Vec<&str> = text
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| w.len() > 2)
+        .filter(|w| {
+            ![
+                "yace",
+                "run",
+                "URL",
+                "rate",
+                "pm",
+                "max_children",
+                "MaxRequestWorkers",
+            ]
+            .contains(w)
+        })
+        .collect();
+    assert!(english.is_empty(), "untranslated {english:?} in:\n{text}");
+}
