@@ -167,7 +167,8 @@ fn the_capacity_steps_read_in_chinese() {
                 "URL",
                 "rate",
                 "pm",
-                "max_children",
+                "max",
+                "children",
                 "MaxRequestWorkers",
             ]
             .contains(w)
