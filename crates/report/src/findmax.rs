@@ -174,6 +174,49 @@ fn ms(v: Option<f64>) -> String {
     v.map_or("—".into(), |v| crate::fmt::duration_us(v * 1000.0))
 }
 
+/// One trial's row, as every renderer shows it: #, stage, rate, length,
+/// responses/s, p50, p99, errors, verdict.
+pub(crate) struct Row {
+    pub cells: [String; 9],
+    pub passed: bool,
+}
+
+pub(crate) fn rows(s: &Search, lang: Lang) -> Vec<Row> {
+    s.answer
+        .trials
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let f = s.figures.get(i);
+            Row {
+                cells: [
+                    (i + 1).to_string(),
+                    tr(
+                        lang,
+                        match t.stage.as_str() {
+                            "bracket" => "bracket",
+                            "bisect" => "bisect",
+                            "repeat" => "repeat",
+                            "recheck" => "recheck",
+                            "confirm" => "confirm",
+                            _ => "?",
+                        },
+                    )
+                    .to_string(),
+                    rate(t.rate),
+                    format!("{} s", t.seconds),
+                    f.map_or("—".into(), |f| format!("{:.1}", f.responses_per_s)),
+                    ms(f.and_then(|f| f.p50_ms)),
+                    ms(f.and_then(|f| f.p99_ms)),
+                    f.map_or("—".into(), |f| format!("{:.2}%", f.errors_pct)),
+                    verdict_word(t, lang),
+                ],
+                passed: t.verdict.as_ref().is_some_and(|v| v.verdict == "pass"),
+            }
+        })
+        .collect()
+}
+
 /// The search as terminal text.
 pub fn text(s: &Search, mut w: impl Write, lang: Lang) -> io::Result<()> {
     writeln!(
@@ -188,33 +231,46 @@ pub fn text(s: &Search, mut w: impl Write, lang: Lang) -> io::Result<()> {
     if let Some(at) = &s.started_at {
         writeln!(w, "  {}", trf(lang, "started {}", &[at]))?;
     }
+    // Column widths in terminal columns: a CJK character takes two.
+    const WIDTHS: [usize; 8] = [2, 8, 10, 6, 13, 10, 10, 8];
+    let fit = |i: usize, c: &str| {
+        let gap = " ".repeat(WIDTHS[i].saturating_sub(crate::fmt::width(c)));
+        if i == 1 {
+            format!("{c}{gap}")
+        } else {
+            format!("{gap}{c}")
+        }
+    };
+    let line = |cells: [&str; 9]| {
+        let mut out = String::from(" ");
+        for (i, c) in cells[..8].iter().enumerate() {
+            out.push_str(if i == 1 { "  " } else { " " });
+            out.push_str(&fit(i, c));
+        }
+        format!("{out}   {}", cells[8])
+    };
+    writeln!(w)?;
     writeln!(
         w,
-        "\n  {:>2}  {:<8} {:>10} {:>6} {:>13} {:>10} {:>10} {:>8}   {}",
-        "#",
-        tr(lang, "stage"),
-        tr(lang, "rate/s"),
-        tr(lang, "for"),
-        tr(lang, "responses/s"),
-        "p50",
-        "p99",
-        tr(lang, "errors"),
-        tr(lang, "verdict")
+        "{}",
+        line([
+            "#",
+            tr(lang, "stage"),
+            tr(lang, "rate/s"),
+            tr(lang, "for"),
+            tr(lang, "responses/s"),
+            "p50",
+            "p99",
+            tr(lang, "errors"),
+            tr(lang, "verdict"),
+        ])
     )?;
-    for (i, t) in s.answer.trials.iter().enumerate() {
-        let f = s.figures.get(i);
+    for row in rows(s, lang) {
+        let c = &row.cells;
         writeln!(
             w,
-            "  {:>2}  {:<8} {:>10} {:>5}s {:>13} {:>10} {:>10} {:>7.2}%   {}",
-            i + 1,
-            t.stage,
-            rate(t.rate),
-            t.seconds,
-            f.map_or("—".into(), |f| format!("{:.1}", f.responses_per_s)),
-            ms(f.and_then(|f| f.p50_ms)),
-            ms(f.and_then(|f| f.p99_ms)),
-            f.map_or(0.0, |f| f.errors_pct),
-            verdict_word(t, lang)
+            "{}",
+            line([&c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7], &c[8]])
         )?;
     }
     writeln!(w)?;
@@ -253,21 +309,9 @@ pub fn markdown(s: &Search, mut w: impl Write, lang: Lang) -> io::Result<()> {
         w,
         "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
     )?;
-    for (i, t) in s.answer.trials.iter().enumerate() {
-        let f = s.figures.get(i);
-        writeln!(
-            w,
-            "| {} | {} | {} | {} s | {} | {} | {} | {:.2}% | {} |",
-            i + 1,
-            t.stage,
-            rate(t.rate),
-            t.seconds,
-            f.map_or("—".into(), |f| format!("{:.1}", f.responses_per_s)),
-            ms(f.and_then(|f| f.p50_ms)),
-            ms(f.and_then(|f| f.p99_ms)),
-            f.map_or(0.0, |f| f.errors_pct),
-            cell(&verdict_word(t, lang))
-        )?;
+    for row in rows(s, lang) {
+        let cells: Vec<String> = row.cells.iter().map(|c| cell(c)).collect();
+        writeln!(w, "| {} |", cells.join(" | "))?;
     }
     Ok(())
 }

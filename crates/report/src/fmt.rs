@@ -97,6 +97,26 @@ pub(crate) fn wrap(text: &str, cols: usize) -> Vec<String> {
     lines
 }
 
+/// Escapes text and attribute values for XML and HTML alike (control
+/// characters, which XML 1.0 cannot carry, become spaces).
+pub(crate) fn markup(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\t' => out.push_str("&#9;"),
+            c if (c as u32) < 0x20 => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@
 //! - `validity`: "run completed" (failed when interrupted) and one failed
 //!   case per validity warning (client saturated, shortfall, …).
 
-use crate::fmt::count;
+use crate::fmt::{count, markup as esc};
 use crate::text::{end, model};
 use stats::RunResult;
 use std::io::{self, Write};
@@ -155,26 +155,6 @@ pub fn report(r: &RunResult, mut w: impl Write) -> io::Result<()> {
 fn first_words(s: &str) -> String {
     let cut: String = s.split(':').next().unwrap_or(s).chars().take(60).collect();
     cut.trim().to_string()
-}
-
-/// XML-escapes text and attribute values (control characters, which XML
-/// 1.0 cannot carry, become spaces).
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' => out.push_str("&#10;"),
-            '\t' => out.push_str("&#9;"),
-            c if (c as u32) < 0x20 => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

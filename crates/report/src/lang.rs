@@ -445,6 +445,11 @@ fn zh(en: &str) -> Option<&'static str> {
         "Latency against the offered rate" => "延迟与提供速率的关系",
         "Each trial's p99 at the rate it offered (log scales); the dashed line is the latency SLO. The answer is the highest rate that passed below the lowest that failed." => "每次试验在其提供速率下的 p99（对数刻度）；虚线是延迟 SLO。答案是低于最低未通过速率的最高通过速率。",
         "Trials" => "试验",
+        "bracket" => "定界",
+        "bisect" => "二分",
+        "repeat" => "重复",
+        "recheck" => "复核",
+        "confirm" => "确认",
         // yace capacity.
         "What {} req/s supports" => "{} 请求/秒能支撑多少",
         "  {} req/s supports about {} page views a day with {}% in reserve." => "  {} 请求/秒约可支撑每天 {} 次页面浏览，并保留 {}% 余量。",

@@ -508,6 +508,13 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
     } else {
         let color = |i: usize| RUN_COLORS[i % RUN_COLORS.len()];
         let tag = |i: usize, what: &'static str| format!("[{}] {}", i + 1, tr(lang, what));
+        // One line per run of the same figure.
+        let per_run = |what: &'static str, unit: Unit, f: &dyn Fn(&Agg) -> Option<f64>| {
+            all.iter()
+                .enumerate()
+                .map(|(i, a)| with(line(tag(i, what), unit, color(i)), get(a, f)))
+                .collect::<Vec<_>>()
+        };
         charts.push(chart(
             "throughput",
             tr(lang, "Responses per second"),
@@ -551,15 +558,7 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
             )
             .into(),
             false,
-            all.iter()
-                .enumerate()
-                .map(|(i, a)| {
-                    with(
-                        line(tag(i, "errors/s"), Unit::PerSecond, color(i)),
-                        get(a, |g| g.per_s(g.errors)),
-                    )
-                })
-                .collect(),
+            per_run("errors/s", Unit::PerSecond, &|g| g.per_s(g.errors)),
         ));
         charts.push(chart(
             "client",
@@ -570,15 +569,9 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
             )
             .into(),
             false,
-            all.iter()
-                .enumerate()
-                .map(|(i, a)| {
-                    with(
-                        line(tag(i, "client CPU"), Unit::Cores, color(i)),
-                        get(a, |g| (g.length_s >= 0.2).then(|| g.cpu_s / g.length_s)),
-                    )
-                })
-                .collect(),
+            per_run("client CPU", Unit::Cores, &|g| {
+                (g.length_s >= 0.2).then(|| g.cpu_s / g.length_s)
+            }),
         ));
     }
     charts

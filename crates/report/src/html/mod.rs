@@ -24,20 +24,10 @@ const UPLOT_CSS: &str = include_str!("../../assets/uplot/uPlot.min.css");
 const PAGE_JS: &str = include_str!("../../assets/report.js");
 const PAGE_CSS: &str = include_str!("../../assets/report.css");
 
-/// Text made safe for HTML content and attribute values.
+/// Text made safe for HTML content and attribute values (the one
+/// escaper, shared with the JUnit XML).
 pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::fmt::markup(s)
 }
 
 /// The inverse of [`esc`].
@@ -45,7 +35,10 @@ pub(crate) fn unescape(s: &str) -> String {
     s.replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&quot;", "\"")
+        .replace("&apos;", "'")
         .replace("&#39;", "'")
+        .replace("&#10;", "\n")
+        .replace("&#9;", "\t")
         .replace("&amp;", "&")
 }
 
@@ -219,7 +212,7 @@ fn words(lang: Lang) -> serde_json::Value {
 /// A `yace find-max` answer as a page: the conclusion, latency against
 /// rate with each SLO's bound, and every trial in a table.
 pub fn search_page(s: &crate::findmax::Search, mut w: impl Write, lang: Lang) -> io::Result<()> {
-    use crate::findmax::{conclusion, rate, verdict_word};
+    use crate::findmax::conclusion;
     let t = |en: &'static str| tr(lang, en);
     let title = trf(
         lang,
@@ -321,24 +314,21 @@ pub fn search_page(s: &crate::findmax::Search, mut w: impl Write, lang: Lang) ->
         t("errors"),
         t("verdict")
     )?;
-    let ms = |v: Option<f64>| v.map_or("—".into(), |v| duration_us(v * 1000.0));
-    for (i, tr_) in s.answer.trials.iter().enumerate() {
-        let f = s.figures.get(i);
-        let pass = tr_.verdict.as_ref().is_some_and(|v| v.verdict == "pass");
-        writeln!(
-            w,
-            "<tr><td>{}</td><td class=\"text\">{}</td><td>{}</td><td>{} s</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}%</td><td class=\"text {}\">{}</td></tr>",
-            i + 1,
-            esc(&tr_.stage),
-            rate(tr_.rate),
-            tr_.seconds,
-            f.map_or("—".into(), |f| format!("{:.1}", f.responses_per_s)),
-            ms(f.and_then(|f| f.p50_ms)),
-            ms(f.and_then(|f| f.p99_ms)),
-            f.map_or(0.0, |f| f.errors_pct),
-            if pass { "pass" } else { "fail" },
-            esc(&verdict_word(tr_, lang))
-        )?;
+    for row in crate::findmax::rows(s, lang) {
+        write!(w, "<tr>")?;
+        for (i, c) in row.cells.iter().enumerate() {
+            match i {
+                1 => write!(w, "<td class=\"text\">{}</td>", esc(c))?,
+                8 => write!(
+                    w,
+                    "<td class=\"text {}\">{}</td>",
+                    if row.passed { "pass" } else { "fail" },
+                    esc(c)
+                )?,
+                _ => write!(w, "<td>{}</td>", esc(c))?,
+            }
+        }
+        writeln!(w, "</tr>")?;
     }
     writeln!(w, "</tbody></table>\n</section>")?;
     writeln!(

@@ -336,6 +336,45 @@ fn a_chinese_report_has_no_english_labels_left() {
     assert!(found.is_empty(), "untranslated:\n{}", found.join("\n"));
 }
 
+/// A `yace find-max --json` answer (from a real search of the embedded
+/// target's pool), rendered again: text, Markdown, HTML, and in Chinese.
+#[test]
+fn a_find_max_answer_matches_its_snapshot() {
+    let path = here().join("fixtures/find-max.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(yace_report::findmax::is_search(&text));
+    let s = yace_report::findmax::read(&text).unwrap();
+    let (en, zh) = (yace_report::lang::Lang::En, yace_report::lang::Lang::Zh);
+    let mut wrong = Vec::new();
+    for (name, got) in [
+        (
+            "find-max.txt",
+            render(|w| yace_report::findmax::text(&s, w, en)),
+        ),
+        (
+            "find-max.md",
+            render(|w| yace_report::findmax::markdown(&s, w, en)),
+        ),
+        (
+            "find-max.zh.txt",
+            render(|w| yace_report::findmax::text(&s, w, zh)),
+        ),
+        (
+            "find-max.html",
+            html::readable(&render(|w| yace_report::html::search_page(&s, w, en))),
+        ),
+    ] {
+        wrong.extend(check(name, &got));
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    // A run result is not a search, and says so.
+    let run = std::fs::read_to_string(here().join("fixtures/open.json")).unwrap();
+    assert!(!yace_report::findmax::is_search(&run));
+    assert!(yace_report::findmax::read(&run)
+        .unwrap_err()
+        .contains("not a yace.find-max.v1"));
+}
+
 #[test]
 fn a_snapshot_mismatch_is_reported() {
     // The check itself can fail: a changed byte is a complaint.
