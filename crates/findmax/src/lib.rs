@@ -106,6 +106,8 @@ pub enum End {
     ClientBound,
     /// The trial budget (or the caller's time budget) ran out first.
     OutOfTrials,
+    /// The caller stopped the search (Ctrl-C).
+    Interrupted,
 }
 
 /// The search's answer.
@@ -177,6 +179,12 @@ impl Search {
     pub fn give_up(&mut self) -> Answer {
         self.end = Some(End::OutOfTrials);
         self.answer(End::OutOfTrials)
+    }
+
+    /// Ends the search because the caller was asked to stop.
+    pub fn interrupt(&mut self) -> Answer {
+        self.end = Some(End::Interrupted);
+        self.answer(End::Interrupted)
     }
 
     /// The next trial, or the answer.
@@ -529,6 +537,16 @@ mod tests {
         );
         assert_eq!(a.end, End::OutOfTrials);
         assert_eq!(a.trials.len(), 5);
+    }
+
+    #[test]
+    fn an_interrupted_search_keeps_what_it_found() {
+        let mut s = Search::new(cfg());
+        let Next::Run(t) = s.next() else { panic!() };
+        s.record(t, Verdict::Pass { marginal: false });
+        let a = s.interrupt();
+        assert_eq!((a.end, a.max_rate), (End::Interrupted, Some(50.0)));
+        assert!(matches!(s.next(), Next::Done(_)));
     }
 
     #[test]

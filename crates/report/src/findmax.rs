@@ -144,6 +144,10 @@ pub(crate) fn conclusion(s: &Search, lang: Lang) -> Vec<String> {
                     lang,
                     " — not confirmed: the search ran out of time or trials",
                 ),
+                "interrupted" => tr(
+                    lang,
+                    " — interrupted before the search ended: not confirmed",
+                ),
                 _ => "",
             });
             line.push('.');

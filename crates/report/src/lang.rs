@@ -430,6 +430,7 @@ fn zh(en: &str) -> Option<&'static str> {
         ", between {} and {} (which failed)" => "，介于 {} 与 {}（未通过）之间",
         " — at least: the SLOs still held at the highest rate searched" => " —— 至少如此：搜索的最高速率下 SLO 仍然满足",
         " — not confirmed: the search ran out of time or trials" => " —— 未经确认：搜索的时间或次数已用完",
+        " — interrupted before the search ended: not confirmed" => " —— 搜索结束前被中断：未经确认",
         "Recommended operating rate: {}–{}/s (70–80% of it)." => "建议运行速率：{}–{}/秒（其 70–80%）。",
         "Stopped: the client, not the server, was the limit." => "已停止：瓶颈在客户端，而不是服务器。",
         "No rate held the SLOs." => "没有任何速率满足 SLO。",

@@ -377,7 +377,7 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
                 "  interrupted: the trial at {}/s did not finish",
                 fmt_rate(trial.rate)
             );
-            break search.give_up();
+            break search.interrupt();
         }
         let v = verdict(&r, &slos);
         started_at.get_or_insert_with(|| r.started_at.clone());
@@ -419,49 +419,54 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
 
     println!();
     let code = match answer.end {
-        End::Converged | End::MaxRate | End::OutOfTrials => match answer.max_rate {
-            Some(max) => {
-                let bracket = match answer.failed_at {
-                    Some(hi) => format!(
-                        ", between {} and {} (which failed)",
-                        fmt_rate(max),
-                        fmt_rate(hi)
-                    ),
-                    None => String::new(),
-                };
-                let at = p99_at
-                    .iter()
-                    .find(|(rate, _)| *rate == max)
-                    .map(|(_, p)| format!("; p99 there {p}"))
-                    .unwrap_or_default();
-                let qualifier = match answer.end {
+        End::Converged | End::MaxRate | End::OutOfTrials | End::Interrupted => {
+            match answer.max_rate {
+                Some(max) => {
+                    let bracket = match answer.failed_at {
+                        Some(hi) => format!(
+                            ", between {} and {} (which failed)",
+                            fmt_rate(max),
+                            fmt_rate(hi)
+                        ),
+                        None => String::new(),
+                    };
+                    let at = p99_at
+                        .iter()
+                        .find(|(rate, _)| *rate == max)
+                        .map(|(_, p)| format!("; p99 there {p}"))
+                        .unwrap_or_default();
+                    let qualifier = match answer.end {
                     End::MaxRate => format!(
                         " — at least: the SLOs still held at --max-rate {}; raise it to search higher",
                         a.max_rate
                     ),
                     End::OutOfTrials => " — not confirmed: the search ran out of time or trials; the true maximum may be higher or lower".into(),
+                    End::Interrupted => {
+                        " — interrupted before the search ended: not confirmed".into()
+                    }
                     _ => String::new(),
                 };
-                println!(
-                    "Max rate under the SLOs: {}/s{bracket}{at}{qualifier}.",
-                    fmt_rate(max)
-                );
-                println!(
+                    println!(
+                        "Max rate under the SLOs: {}/s{bracket}{at}{qualifier}.",
+                        fmt_rate(max)
+                    );
+                    println!(
                     "Recommended operating rate: {}–{}/s (70–80% of it), headroom for bursts and for what the search cannot see.",
                     fmt_rate(max * 0.7),
                     fmt_rate(max * 0.8)
                 );
-                if answer.end == End::Converged {
-                    exit::OK
-                } else {
+                    if answer.end == End::Converged {
+                        exit::OK
+                    } else {
+                        exit::THRESHOLD
+                    }
+                }
+                None => {
+                    println!("No rate held the SLOs before the search stopped.");
                     exit::THRESHOLD
                 }
             }
-            None => {
-                println!("No rate held the SLOs before the search stopped.");
-                exit::THRESHOLD
-            }
-        },
+        }
         End::BelowMinRate => {
             println!(
                 "The SLOs failed even at --min-rate {}/s: the server cannot meet them at any rate searched.",
