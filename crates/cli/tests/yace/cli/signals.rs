@@ -157,3 +157,41 @@ fn the_previous_result_survives_the_run_and_a_double_ctrl_c() {
     assert_eq!(r["end"]["partial"], true);
     s.shutdown();
 }
+
+/// Ctrl-C during `yace find-max`: the trial in progress is dropped, the
+/// answer so far is printed and written, marked interrupted; exit 130.
+#[test]
+fn sigint_ends_a_search_with_its_answer_so_far() {
+    let json = crate::cli::temp_path("find-max-int.json");
+    let child = crate::cli::yace()
+        .args([
+            "find-max",
+            "--slo",
+            "p99<1s",
+            "--start-rate",
+            "100",
+            "--trial",
+            "2s",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first trial (2 s) ends; the second is under way.
+    std::thread::sleep(Duration::from_millis(3500));
+    // SAFETY: signalling the child we spawned, by its PID.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let text = crate::cli::stdout(&out);
+    assert_eq!(out.status.code(), Some(130), "{text}");
+    assert!(
+        text.contains("interrupted before the search ended"),
+        "{text}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["answer"]["end"], "interrupted");
+    assert_eq!(doc["answer"]["max_rate"], 100.0);
+}
