@@ -54,7 +54,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Check this machine (and a target) before a big run.
     Doctor(doctor::DoctorArgs),
-    /// Render a saved result (yace run --json FILE) as text, Markdown or CSV.
+    /// Render saved results (yace run --json FILE, an HTML report, a
+    /// find-max answer) as text, Markdown, CSV, JUnit or one HTML page.
     #[command(after_help = REPORT_EXAMPLES)]
     Report(ReportArgs),
     /// The rate a server must hold, from page views, step by step (and back).
