@@ -264,6 +264,18 @@ pub struct Sample {
     pub lenient: u8,
 }
 
+/// A worker's levels at one moment (its 100 ms tick).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Gauge {
+    /// Requests in flight.
+    pub in_flight: usize,
+    /// Virtual users (and closed-model connections) inside their window;
+    /// None for the open model.
+    pub users: Option<usize>,
+    /// The worker thread's CPU time so far, ns.
+    pub cpu_ns: u64,
+}
+
 /// Where a worker pushes what happens. Called on the hot path: keep
 /// implementations to counters and histogram updates.
 pub trait Sink: Send {
@@ -278,9 +290,8 @@ pub trait Sink: Send {
     /// with the time since the start; lets per-second series roll over.
     fn tick(&mut self, _now: u64) {}
     /// Called just before each [`tick`](Sink::tick) with the worker's
-    /// requests in flight and its thread's CPU time so far (ns), for the
-    /// per-second series' levels.
-    fn gauge(&mut self, _in_flight: usize, _cpu_ns: u64) {}
+    /// levels, for the per-second series.
+    fn gauge(&mut self, _g: Gauge) {}
     /// The worker is done; `now` is its end time. Flush anything pending.
     fn finish(&mut self, _now: u64) {}
 }
@@ -304,9 +315,9 @@ impl<A: Sink, B: Sink> Sink for (A, B) {
         self.0.tick(now);
         self.1.tick(now);
     }
-    fn gauge(&mut self, in_flight: usize, cpu_ns: u64) {
-        self.0.gauge(in_flight, cpu_ns);
-        self.1.gauge(in_flight, cpu_ns);
+    fn gauge(&mut self, g: Gauge) {
+        self.0.gauge(g);
+        self.1.gauge(g);
     }
     fn finish(&mut self, now: u64) {
         self.0.finish(now);
@@ -337,9 +348,9 @@ impl<S: Sink> Sink for Option<S> {
             x.tick(now);
         }
     }
-    fn gauge(&mut self, in_flight: usize, cpu_ns: u64) {
+    fn gauge(&mut self, g: Gauge) {
         if let Some(x) = self {
-            x.gauge(in_flight, cpu_ns);
+            x.gauge(g);
         }
     }
     fn finish(&mut self, now: u64) {
@@ -363,8 +374,8 @@ impl<S: Sink + ?Sized> Sink for Box<S> {
     fn tick(&mut self, now: u64) {
         (**self).tick(now);
     }
-    fn gauge(&mut self, in_flight: usize, cpu_ns: u64) {
-        (**self).gauge(in_flight, cpu_ns);
+    fn gauge(&mut self, g: Gauge) {
+        (**self).gauge(g);
     }
     fn finish(&mut self, now: u64) {
         (**self).finish(now);

@@ -282,6 +282,9 @@ pub struct Recorder {
     /// In-flight samples of the current second (sum, count), and the
     /// thread's CPU time at the last gauge and at the second's start.
     in_flight: (u64, u32),
+    /// Users samples of the current second (sum, count), when the worker
+    /// has users.
+    users: Option<(u64, u32)>,
     cpu_now: u64,
     cpu_mark: u64,
 }
@@ -299,6 +302,7 @@ impl Recorder {
             cur: Self::second(options.scheduled),
             series,
             in_flight: (0, 0),
+            users: None,
             cpu_now: 0,
             cpu_mark: 0,
         }
@@ -318,6 +322,11 @@ impl Recorder {
         let (sum, n) = std::mem::take(&mut self.in_flight);
         if n > 0 {
             acc.in_flight = sum as f64 / f64::from(n);
+        }
+        if let Some((sum, n)) = self.users.as_mut().map(std::mem::take) {
+            if n > 0 {
+                acc.users = Some(sum as f64 / f64::from(n));
+            }
         }
         acc.cpu_ns = self.cpu_now.saturating_sub(self.cpu_mark);
         self.cpu_mark = self.cpu_now;
@@ -411,9 +420,19 @@ impl Sink for Recorder {
         self.cur.connects += 1;
     }
 
-    fn gauge(&mut self, in_flight: usize, cpu_ns: u64) {
+    fn gauge(&mut self, g: sample::Gauge) {
+        let sample::Gauge {
+            in_flight,
+            users,
+            cpu_ns,
+        } = g;
         self.in_flight.0 += in_flight as u64;
         self.in_flight.1 += 1;
+        if let Some(u) = users {
+            let acc = self.users.get_or_insert((0, 0));
+            acc.0 += u as u64;
+            acc.1 += 1;
+        }
         if self.cpu_mark == 0 && self.cpu_now == 0 {
             // The first gauge: the thread's CPU time before the run is not the run's.
             self.cpu_mark = cpu_ns;

@@ -28,6 +28,9 @@ pub struct SecondAcc {
     pub connects: u64,
     /// Mean requests in flight over the second (summed over workers).
     pub in_flight: f64,
+    /// Mean users inside their window (summed over workers); None for the
+    /// open model.
+    pub users: Option<f64>,
     /// CPU time the workers' threads used in the second.
     pub cpu_ns: u64,
     /// Latency of complete responses, µs.
@@ -50,6 +53,7 @@ impl SecondAcc {
             failed: [0; Outcome::COUNT],
             connects: 0,
             in_flight: 0.0,
+            users: None,
             cpu_ns: 0,
             hist,
             lag: None,
@@ -72,6 +76,9 @@ impl SecondAcc {
         }
         self.connects += o.connects;
         self.in_flight += o.in_flight;
+        if let Some(u) = o.users {
+            self.users = Some(self.users.unwrap_or(0.0) + u);
+        }
         self.cpu_ns += o.cpu_ns;
         self.hist.add(&o.hist).expect("same configuration");
         if let Some(l) = &o.lag {
@@ -128,6 +135,11 @@ pub struct SecondRow {
     /// Requests in flight, on average over the second (sampled every 100 ms).
     #[serde(default)]
     pub in_flight: f64,
+    /// Virtual users (or closed-model connections) inside their window, on
+    /// average over the second (sampled every 100 ms); absent for the open
+    /// model and in older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users: Option<f64>,
     /// The client's worker threads' CPU time in this second, in seconds
     /// (1.0: one core busy throughout).
     #[serde(default)]
@@ -177,6 +189,7 @@ impl SecondRow {
                 .collect(),
             connects: a.connects,
             in_flight: (a.in_flight * 100.0).round() / 100.0,
+            users: a.users.map(|u| (u * 100.0).round() / 100.0),
             // To the microsecond: finer digits are noise.
             client_cpu_s: (a.cpu_ns / 1000) as f64 / 1e6,
             lag_p99_us: a

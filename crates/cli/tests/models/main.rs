@@ -314,6 +314,12 @@ fn virtual_users_ramp_up_with_pacing() {
     // Full ramp: 50 users × 1/s.
     let third = r["series"][2]["responses"].as_u64().unwrap();
     assert!((45..=55).contains(&third), "second 3: {third}");
+    // The series measures the users as they come: ~12 on average in the
+    // first second of a 2 s ramp (0 to 25), ~37 in the second, 50 after.
+    let users = |sec: usize| f(&r["series"][sec], "users");
+    assert!((8.0..=17.0).contains(&users(0)), "second 0: {}", users(0));
+    assert!((32.0..=42.0).contains(&users(1)), "second 1: {}", users(1));
+    assert!((49.0..=50.0).contains(&users(2)), "second 2: {}", users(2));
 }
 
 #[test]

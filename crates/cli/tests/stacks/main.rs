@@ -8,7 +8,6 @@
 
 mod ab;
 mod client;
-mod findmax;
 pub mod harness;
 mod lifecycle;
 mod pages;

@@ -52,6 +52,8 @@ pub(super) struct Users {
 struct UserClock {
     /// The user is between its window's start and stop.
     active: bool,
+    /// The user's window.
+    start_at: u64,
     stop_at: u64,
     iter_start: u64,
     /// When the pending timer for this slot fires (NEVER: none).
@@ -77,6 +79,7 @@ impl Feed {
                         timers.push(Reverse((start, idx as u32)));
                         UserClock {
                             active: true,
+                            start_at: start,
                             stop_at: stop,
                             iter_start: start,
                             timer_at: start,
@@ -122,6 +125,20 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 Some(Reverse((t, _))) => wake.min(*t),
                 None => wake,
             },
+        }
+    }
+
+    /// Users inside their window at `now` (started, not yet stopped); None
+    /// for the open model's pool. Counted at the 100 ms tick only.
+    pub(super) fn active_users(&self, now: u64) -> Option<usize> {
+        match &self.feed {
+            Feed::Pool(_) => None,
+            Feed::Users(u) => Some(
+                u.clocks
+                    .iter()
+                    .filter(|c| c.active && c.start_at <= now && now < c.stop_at)
+                    .count(),
+            ),
         }
     }
 

@@ -354,7 +354,11 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         loop {
             let now = self.now();
             if now >= next_tick {
-                self.sink.gauge(self.inflight, sys::thread_cpu_ns());
+                self.sink.gauge(sample::Gauge {
+                    in_flight: self.inflight,
+                    users: self.active_users(now),
+                    cpu_ns: sys::thread_cpu_ns(),
+                });
                 self.sink.tick(now);
                 next_tick = (now + TICK).min((now / SECOND + 1) * SECOND);
                 if self.cfg.stop.load(Ordering::Relaxed) {
@@ -540,7 +544,11 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             }
             self.close(idx);
         }
-        self.sink.gauge(0, sys::thread_cpu_ns());
+        self.sink.gauge(sample::Gauge {
+            in_flight: 0,
+            users: None,
+            cpu_ns: sys::thread_cpu_ns(),
+        });
         self.sink.finish(now);
         self.report.ended_at = now;
     }

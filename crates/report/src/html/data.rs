@@ -180,6 +180,9 @@ struct Agg {
     failures: BTreeMap<sample::Outcome, u64>,
     connects: u64,
     in_flight_s: f64,
+    /// Users × seconds, and the seconds that had a users figure.
+    users_s: f64,
+    users_len: f64,
     cpu_s: f64,
     /// Highest of the seconds' latency figures (None: no response).
     p50: Option<f64>,
@@ -221,6 +224,10 @@ impl Agg {
         }
         self.connects += r.connects;
         self.in_flight_s += r.in_flight * r.length_s;
+        if let Some(u) = r.users {
+            self.users_s += u * r.length_s;
+            self.users_len += r.length_s;
+        }
         self.cpu_s += r.client_cpu_s;
         if r.responses > 0 {
             self.p50 = hi(self.p50, r.latency_p50_us);
@@ -385,6 +392,12 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
                     .iter()
                     .map(|s| (s.duration.as_secs_f64(), s.from, s.to))
                     .collect();
+                if r.series.iter().any(|row| row.users.is_some()) {
+                    thr.push(right(with(
+                        line(tr(lang, "users (active)"), Unit::Count, "#868e96"),
+                        get(a, |g| (g.users_len >= 0.2).then(|| g.users_s / g.users_len)),
+                    )));
+                }
                 thr.push(right(dashed(with(
                     line(tr(lang, "users (planned)"), Unit::Count, "#495057"),
                     x.iter()
@@ -395,6 +408,12 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
                     lang,
                     " The dashed line (right axis) is the number of virtual users the plan ran.",
                 ));
+                if r.series.iter().any(|row| row.users.is_some()) {
+                    note.push_str(tr(
+                        lang,
+                        " The grey line (right axis) is the users that were active, measured.",
+                    ));
+                }
             }
             Load::Closed { .. } => {}
         }
