@@ -632,6 +632,8 @@ pub const FIND_MAX_EXAMPLES: &str = "Examples:
   # bounded, each trial kept as a result, the answer as JSON
   yace find-max URL --slo 'p99<200ms' --max-rate 5000 --max-time 5m \\
       --out trials/ --json find-max.json
+  # a frontier: the highest rate for each latency target, in one search
+  yace find-max URL --frontier 'p99<50ms' --frontier 'p99<100ms' --frontier 'p99<200ms'
   # request options are yace run's
   yace find-max URL -m POST -H 'Content-Type: application/json' \\
       --body '{}' --slo 'p95<300ms' --slo 'non_2xx<1%'";
@@ -644,8 +646,18 @@ pub struct FindMaxArgs {
 
     /// Service level objective, repeatable; all must hold: p99<100ms,
     /// errors<0.1%, non_2xx<1%, mean<50ms (the --threshold syntax).
-    #[arg(long = "slo", value_name = "EXPR", required = true)]
+    #[arg(
+        long = "slo",
+        value_name = "EXPR",
+        required_unless_present = "frontier"
+    )]
     pub slo: Vec<String>,
+
+    /// One level of a frontier, repeatable: a search per level (each with
+    /// every --slo too), trials shared between them, e.g. --frontier
+    /// 'p99<50ms' --frontier 'p99<100ms' --frontier 'p99<200ms'.
+    #[arg(long = "frontier", value_name = "EXPR")]
+    pub frontier: Vec<String>,
 
     /// The first rate tried, requests/s.
     #[arg(long = "start-rate", value_name = "PER_SECOND", default_value = "100")]

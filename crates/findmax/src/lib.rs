@@ -274,6 +274,12 @@ impl Search {
     pub fn record(&mut self, mut trial: Trial, verdict: Verdict) {
         let rate = trial.rate;
         let stage = trial.stage;
+        // A repeat stands for the trial it repeats: a repeated confirmation
+        // that passes confirms, a repeated recheck rechecks.
+        let role = match (stage, self.trials.last()) {
+            (Stage::Repeat, Some(before)) => before.stage,
+            _ => stage,
+        };
         trial.verdict = Some(verdict.clone());
         // A repeat that passes confirms the marginal pass before it; one
         // that fails makes the rate a failure (the earlier pass is void).
@@ -284,6 +290,7 @@ impl Search {
                 if marginal && stage != Stage::Repeat {
                     return; // decided by the repeat
                 }
+                let stage = role;
                 if stage == Stage::Confirm {
                     self.confirmed = true;
                     return;
@@ -300,7 +307,10 @@ impl Search {
                         .map(|t| t.rate)
                         .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.min(r))));
                 }
-                if self.lo.is_none_or(|lo| rate > lo) {
+                // A pass at or above a rate that failed is noise: the
+                // answer stays below every failing load (a recheck, which
+                // moved the bound above, is the way past one).
+                if self.lo.is_none_or(|lo| rate > lo) && self.hi.is_none_or(|hi| rate < hi) {
                     self.lo = Some(rate);
                     self.confirmed = false;
                 }
@@ -537,6 +547,65 @@ mod tests {
         );
         assert_eq!(a.end, End::OutOfTrials);
         assert_eq!(a.trials.len(), 5);
+    }
+
+    #[test]
+    fn a_noisy_server_never_leaves_the_answer_at_or_above_a_failure() {
+        // Passes and fails at random around 1,000/s (a seeded sequence).
+        let mut s = Search::new(cfg());
+        let mut x: u64 = 12345;
+        let a = loop {
+            match s.next() {
+                Next::Done(a) => break a,
+                Next::Run(t) => {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    let coin = (x >> 33).is_multiple_of(3);
+                    let pass = t.rate < 800.0 || (t.rate < 1200.0 && coin);
+                    let v = if pass {
+                        Verdict::Pass { marginal: false }
+                    } else {
+                        Verdict::Fail { why: "x".into() }
+                    };
+                    s.record(t, v);
+                    if let (Some(lo), Some(hi)) = (s.lo, s.hi) {
+                        assert!(lo < hi, "lo {lo} ≥ hi {hi}");
+                    }
+                }
+            }
+        };
+        assert!(a.trials.len() <= 40);
+        if let (Some(lo), Some(hi)) = (a.max_rate, a.failed_at) {
+            assert!(lo < hi);
+        }
+    }
+
+    #[test]
+    fn a_marginal_confirmation_that_holds_again_confirms() {
+        // Everything up to 1,000/s passes, and the hold at the answer is
+        // always close to the SLO: repeated once, then the search ends.
+        let mut s = Search::new(cfg());
+        let a = loop {
+            match s.next() {
+                Next::Done(a) => break a,
+                Next::Run(t) => {
+                    let v = if t.rate <= 1000.0 {
+                        Verdict::Pass {
+                            marginal: t.stage == Stage::Confirm || t.stage == Stage::Repeat,
+                        }
+                    } else {
+                        Verdict::Fail { why: "x".into() }
+                    };
+                    s.record(t, v);
+                }
+            }
+        };
+        assert_eq!(a.end, End::Converged, "{:?}", a.trials);
+        let confirms = a
+            .trials
+            .iter()
+            .filter(|t| t.stage == Stage::Confirm)
+            .count();
+        assert_eq!(confirms, 1, "{:?}", a.trials);
     }
 
     #[test]

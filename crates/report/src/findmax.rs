@@ -26,6 +26,35 @@ pub struct Search {
     pub started_at: Option<String>,
     #[serde(default)]
     pub yace_version: Option<String>,
+    /// `--frontier`: one search per level (the first is the one above).
+    #[serde(default)]
+    pub frontier: Vec<FrontierLevel>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct FrontierLevel {
+    pub slos: Vec<String>,
+    pub answer: Answer,
+}
+
+/// The frontier's rows: each level's last SLO and its answer.
+pub(crate) fn frontier_rows(s: &Search, lang: Lang) -> Vec<(String, String)> {
+    s.frontier
+        .iter()
+        .map(|l| {
+            let level = l.slos.last().cloned().unwrap_or_default();
+            let answer = match (l.answer.max_rate, l.answer.failed_at) {
+                (Some(m), Some(h)) => trf(
+                    lang,
+                    "{}/s (bracket {}–{})",
+                    &[&rate(m), &rate(m), &rate(h)],
+                ),
+                (Some(m), None) => trf(lang, "at least {}/s", &[&rate(m)]),
+                (None, _) => "—".to_string(),
+            };
+            (level, answer)
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -281,6 +310,20 @@ pub fn text(s: &Search, mut w: impl Write, lang: Lang) -> io::Result<()> {
     for line in conclusion(s, lang) {
         writeln!(w, "{line}")?;
     }
+    let front = frontier_rows(s, lang);
+    if !front.is_empty() {
+        writeln!(
+            w,
+            "\n{}",
+            tr(
+                lang,
+                "Frontier (the highest rate at which each level holds):"
+            )
+        )?;
+        for (level, answer) in front {
+            writeln!(w, "  {level:<28} {answer}")?;
+        }
+    }
     Ok(())
 }
 
@@ -316,6 +359,18 @@ pub fn markdown(s: &Search, mut w: impl Write, lang: Lang) -> io::Result<()> {
     for row in rows(s, lang) {
         let cells: Vec<String> = row.cells.iter().map(|c| cell(c)).collect();
         writeln!(w, "| {} |", cells.join(" | "))?;
+    }
+    let front = frontier_rows(s, lang);
+    if !front.is_empty() {
+        writeln!(
+            w,
+            "\n## {}\n\n| SLO | {} |\n| --- | ---: |",
+            tr(lang, "Frontier"),
+            tr(lang, "max rate")
+        )?;
+        for (level, answer) in front {
+            writeln!(w, "| `{}` | {} |", cell(&level), cell(&answer))?;
+        }
     }
     Ok(())
 }

@@ -315,11 +315,24 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
              it shares this machine's CPUs with the client"
         );
     }
-    println!(
-        "Searching the highest rate at which {} hold{} — {url}",
-        a.slo.join(" and "),
-        if a.slo.len() == 1 { "s" } else { "" }
-    );
+    // The levels: the SLOs together, or one search per frontier level
+    // (each with the SLOs too).
+    let levels: Vec<(Vec<String>, Vec<stats::threshold::Threshold>)> = if a.frontier.is_empty() {
+        vec![(a.slo.clone(), slos.clone())]
+    } else {
+        let extra = flags::thresholds(&a.frontier, None)?;
+        a.frontier
+            .iter()
+            .zip(extra)
+            .map(|(f, t)| {
+                let mut exprs = a.slo.clone();
+                exprs.push(f.clone());
+                let mut ts = slos.clone();
+                ts.push(t);
+                (exprs, ts)
+            })
+            .collect()
+    };
     println!(
         "  from {}/s, at most {}/s; trials of {} s, {} s near the answer, {} s to confirm; at most {}",
         fmt_rate(cfg.start_rate),
@@ -329,96 +342,270 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
         cfg.confirm_s,
         a.max_time
     );
-    let started = Instant::now();
-    // When the search started: its first trial's start.
-    let mut started_at: Option<String> = None;
-    let mut search = Search::new(cfg);
-    // The p99 of the last pass at each rate (the confirming hold's, at the answer).
-    let mut p99_at: Vec<(f64, String)> = Vec::new();
-    // Each trial's figures, in the order of the answer's trials.
-    let mut figures: Vec<serde_json::Value> = Vec::new();
-    let mut interrupted = false;
-    let mut first = true;
-    let answer: Answer = loop {
-        let trial = match search.next() {
-            Next::Done(answer) => break answer,
-            Next::Run(t) => t,
-        };
-        let left = budget_s - started.elapsed().as_secs_f64();
-        if trial.seconds + 1.0 > left {
-            println!(
-                "  the next trial ({} s) would pass --max-time {}: stopping",
-                trial.seconds, a.max_time
-            );
-            break search.give_up();
+    let mut ctx = Trials {
+        args: &a,
+        url: &url,
+        out_dir: out_dir.as_deref(),
+        started: Instant::now(),
+        budget_s,
+        cool_down,
+        cache: Vec::new(),
+        level: 0,
+        first: true,
+        n: 0,
+        started_at: None,
+    };
+    let mut found: Vec<Level> = Vec::new();
+    let mut start = cfg.start_rate;
+    for (exprs, level_slos) in &levels {
+        println!();
+        println!(
+            "Searching the highest rate at which {} hold{} — {url}",
+            exprs.join(" and "),
+            if exprs.len() == 1 { "s" } else { "" }
+        );
+        let level = ctx.search(
+            Config {
+                start_rate: start,
+                ..cfg
+            },
+            level_slos,
+        )?;
+        ctx.level += 1;
+        let stop = level.interrupted;
+        if let Some(m) = level.answer.max_rate {
+            start = m;
         }
-        let mut args = a.run.clone();
+        found.push(level);
+        if stop {
+            break;
+        }
+    }
+    println!();
+    let mut code = exit::OK;
+    for (level, (exprs, _)) in found.iter().zip(&levels) {
+        if levels.len() > 1 {
+            println!("{}:", exprs.join(" and "));
+        }
+        let c = conclude(&a, level);
+        if c != exit::OK && code == exit::OK || c == exit::RUNTIME {
+            code = c;
+        }
+    }
+    if levels.len() > 1 {
+        println!();
+        println!("Frontier (the highest rate at which each level holds):");
+        for (level, (exprs, _)) in found.iter().zip(&levels) {
+            println!(
+                "  {:<28} {:>12}",
+                exprs.last().map_or("", String::as_str),
+                level
+                    .answer
+                    .max_rate
+                    .map_or("—".to_string(), |m| format!("{}/s", fmt_rate(m)))
+            );
+        }
+    }
+    if let Some(out) = json_out {
+        let path = out.path().to_owned();
+        let level_doc = |level: &Level, ts: &[stats::threshold::Threshold], exprs: &[String]| {
+            serde_json::json!({
+                "slos": exprs,
+                "answer": level.answer,
+                "recommended": level.answer.max_rate.map(|m| [m * 0.7, m * 0.8]),
+                "figures": level.figures,
+                "slo_bounds": ts.iter().map(|t| serde_json::json!({
+                    "expr": t.expr, "bound": t.bound_shown(), "latency": t.is_latency(),
+                })).collect::<Vec<_>>(),
+            })
+        };
+        let mut doc = level_doc(&found[0], &levels[0].1, &levels[0].0);
+        doc["schema"] = "yace.find-max.v1".into();
+        doc["url"] = url.clone().into();
+        doc["started_at"] = ctx.started_at.clone().into();
+        doc["yace_version"] = env!("CARGO_PKG_VERSION").into();
+        if levels.len() > 1 {
+            doc["frontier"] = found
+                .iter()
+                .zip(&levels)
+                .map(|(l, (exprs, ts))| level_doc(l, ts, exprs))
+                .collect::<Vec<_>>()
+                .into();
+        }
+        out.write_with(|w| {
+            serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
+            w.write_all(b"\n")
+        })
+        .map_err(|e| driver::output_failure("--json", &path, e))?;
+    }
+    drop(embedded);
+    let interrupted = found.iter().any(|l| l.interrupted);
+    Ok(if interrupted { exit::SIGINT } else { code })
+}
+
+/// One level's search: its answer, each trial's figures, the p99 of the
+/// last pass at each rate.
+struct Level {
+    answer: Answer,
+    figures: Vec<serde_json::Value>,
+    p99_at: Vec<(f64, String)>,
+    interrupted: bool,
+}
+
+/// What the searches share: the target, the budget, and every trial run
+/// so far (a frontier's levels reuse each other's trials).
+struct Trials<'a> {
+    args: &'a FindMaxArgs,
+    url: &'a str,
+    out_dir: Option<&'a std::path::Path>,
+    started: Instant,
+    budget_s: f64,
+    cool_down: Duration,
+    /// (rate, seconds) → the trial's result, with the level that ran it.
+    cache: Vec<((f64, f64), usize, RunResult)>,
+    /// The level being searched.
+    level: usize,
+    first: bool,
+    /// Trials run (for the files' names).
+    n: usize,
+    /// When the search started: its first trial's start.
+    started_at: Option<String>,
+}
+
+impl Trials<'_> {
+    /// Runs one trial at `trial.rate` for `trial.seconds`, or finds it run.
+    fn run(
+        &mut self,
+        trial: &Trial,
+        slos: &[stats::threshold::Threshold],
+    ) -> Result<(RunResult, bool), Failure> {
+        // An earlier level's bracket or bisect trial is judged again by this
+        // level's SLOs; a repeat, a recheck or a confirmation is a new
+        // sample by design, and so is every trial within one level.
+        let reusable = matches!(trial.stage, Stage::Bracket | Stage::Bisect);
+        if let Some((_, _, r)) = self.cache.iter().find(|((rate, secs), level, _)| {
+            // A trial at least as long is at least as good evidence.
+            reusable && *level < self.level && *rate == trial.rate && *secs >= trial.seconds
+        }) {
+            let mut r = r.clone();
+            r.thresholds = slos.iter().map(|t| t.evaluate(&r)).collect();
+            return Ok((r, true));
+        }
+        let mut args = self.args.run.clone();
         args.rate = Some(format!("{}", trial.rate));
         args.duration = Some(format!("{}ms", (trial.seconds * 1000.0) as u64));
-        let plan = flags::run_plan(&args, &url).map_err(|e| usage(e.render(&RunFlags)))?;
+        let plan = flags::run_plan(&args, self.url).map_err(|e| usage(e.render(&RunFlags)))?;
         let job = Job {
             plan,
-            target: TargetChoice::Url(url.clone()),
+            target: TargetChoice::Url(self.url.to_string()),
             script: Script::Request,
-            thresholds: slos.clone(),
+            thresholds: slos.to_vec(),
             spelling: &RunFlags,
         };
-        let prepared = if first {
+        let prepared = if self.first {
             driver::prepare(job)?
         } else {
             ::run::prepare(job).map_err(Failure::from)?
         };
-        first = false;
-        let done = driver::execute(prepared, |_| (), |_| {})?;
-        let r = done.result;
-        if r.end.partial {
-            interrupted = true;
-            println!(
-                "  interrupted: the trial at {}/s did not finish",
-                fmt_rate(trial.rate)
-            );
-            break search.interrupt();
-        }
-        let v = verdict(&r, &slos);
-        started_at.get_or_insert_with(|| r.started_at.clone());
-        println!("{}", line(search.trials().len() + 1, &trial, &v, &r));
-        figures.push(serde_json::json!({
-            "rate": trial.rate,
-            "responses_per_s": r.summary.rps,
-            "p50_ms": r.summary.latency.at(50.0).map(|v| v / 1000.0),
-            "p99_ms": r.summary.latency.at(99.0).map(|v| v / 1000.0),
-            "errors_pct": r.summary.errors as f64 * 100.0 / r.summary.requests.max(1) as f64,
-            "slos": r.thresholds.iter().map(|t| serde_json::json!({
-                "expr": t.expr, "actual": t.actual, "unit": t.unit, "passed": t.passed,
-            })).collect::<Vec<_>>(),
-        }));
-        if let Some(dir) = &out_dir {
-            let name = format!(
-                "trial-{:02}-{}-per-s.json",
-                search.trials().len() + 1,
-                fmt_rate(trial.rate).replace(',', "")
-            );
-            let path = dir.join(name);
-            let out = driver::create_output("--out", Some(&path))?;
-            driver::write_json(&r, out)?;
-        }
-        if matches!(v, Verdict::Pass { .. }) {
-            if let Some(p) = r.summary.latency.at(99.0) {
-                p99_at.retain(|(rate, _)| *rate != trial.rate);
-                p99_at.push((trial.rate, duration_us(p)));
+        self.first = false;
+        let r = driver::execute(prepared, |_| (), |_| {})?.result;
+        if !r.end.partial {
+            self.n += 1;
+            self.started_at.get_or_insert_with(|| r.started_at.clone());
+            if let Some(dir) = self.out_dir {
+                let name = format!(
+                    "trial-{:02}-{}-per-s.json",
+                    self.n,
+                    fmt_rate(trial.rate).replace(',', "")
+                );
+                let out = driver::create_output("--out", Some(&dir.join(name)))?;
+                driver::write_json(&r, out)?;
             }
+            self.cache
+                .push(((trial.rate, trial.seconds), self.level, r.clone()));
         }
-        // An overloaded server still works off its queue after the client
-        // has gone: the next trial must not inherit it.
-        let overloaded = !matches!(v, Verdict::Pass { marginal: false });
-        search.record(trial, v);
-        if overloaded && !cool_down.is_zero() {
-            std::thread::sleep(cool_down);
-        }
-    };
+        Ok((r, false))
+    }
 
-    println!();
-    let code = match answer.end {
+    /// One search to its end.
+    fn search(
+        &mut self,
+        cfg: Config,
+        slos: &[stats::threshold::Threshold],
+    ) -> Result<Level, Failure> {
+        let mut search = Search::new(cfg);
+        let mut p99_at: Vec<(f64, String)> = Vec::new();
+        let mut figures: Vec<serde_json::Value> = Vec::new();
+        let answer = loop {
+            let trial = match search.next() {
+                Next::Done(answer) => break answer,
+                Next::Run(t) => t,
+            };
+            let left = self.budget_s - self.started.elapsed().as_secs_f64();
+            if trial.seconds + 1.0 > left {
+                println!(
+                    "  the next trial ({} s) would pass --max-time {}: stopping",
+                    trial.seconds, self.args.max_time
+                );
+                break search.give_up();
+            }
+            let (r, reused) = self.run(&trial, slos)?;
+            if r.end.partial {
+                println!(
+                    "  interrupted: the trial at {}/s did not finish",
+                    fmt_rate(trial.rate)
+                );
+                let answer = search.interrupt();
+                return Ok(Level {
+                    answer,
+                    figures,
+                    p99_at,
+                    interrupted: true,
+                });
+            }
+            let v = verdict(&r, slos);
+            let mut shown = line(search.trials().len() + 1, &trial, &v, &r);
+            if reused {
+                shown.push_str("  (an earlier trial, judged again)");
+            }
+            println!("{shown}");
+            figures.push(serde_json::json!({
+                "rate": trial.rate,
+                "responses_per_s": r.summary.rps,
+                "p50_ms": r.summary.latency.at(50.0).map(|v| v / 1000.0),
+                "p99_ms": r.summary.latency.at(99.0).map(|v| v / 1000.0),
+                "errors_pct": r.summary.errors as f64 * 100.0 / r.summary.requests.max(1) as f64,
+                "slos": r.thresholds.iter().map(|t| serde_json::json!({
+                    "expr": t.expr, "actual": t.actual, "unit": t.unit, "passed": t.passed,
+                })).collect::<Vec<_>>(),
+            }));
+            if matches!(v, Verdict::Pass { .. }) {
+                if let Some(p) = r.summary.latency.at(99.0) {
+                    p99_at.retain(|(rate, _)| *rate != trial.rate);
+                    p99_at.push((trial.rate, duration_us(p)));
+                }
+            }
+            // An overloaded server still works off its queue after the
+            // client has gone: the next trial must not inherit it.
+            let overloaded = !matches!(v, Verdict::Pass { marginal: false });
+            search.record(trial, v);
+            if overloaded && !reused && !self.cool_down.is_zero() {
+                std::thread::sleep(self.cool_down);
+            }
+        };
+        Ok(Level {
+            answer,
+            figures,
+            p99_at,
+            interrupted: false,
+        })
+    }
+}
+
+/// Prints a level's answer; returns its exit code.
+fn conclude(a: &FindMaxArgs, level: &Level) -> u8 {
+    let answer = &level.answer;
+    match answer.end {
         End::Converged | End::MaxRate | End::OutOfTrials | End::Interrupted => {
             match answer.max_rate {
                 Some(max) => {
@@ -430,7 +617,8 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
                         ),
                         None => String::new(),
                     };
-                    let at = p99_at
+                    let at = level
+                        .p99_at
                         .iter()
                         .find(|(rate, _)| *rate == max)
                         .map(|(_, p)| format!("; p99 there {p}"))
@@ -441,9 +629,7 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
                         a.max_rate
                     ),
                     End::OutOfTrials => " — not confirmed: the search ran out of time or trials; the true maximum may be higher or lower".into(),
-                    End::Interrupted => {
-                        " — interrupted before the search ended: not confirmed".into()
-                    }
+                    End::Interrupted => " — interrupted before the search ended: not confirmed".into(),
                     _ => String::new(),
                 };
                     println!(
@@ -489,28 +675,5 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
             );
             exit::RUNTIME
         }
-    };
-    if let Some(out) = json_out {
-        let path = out.path().to_owned();
-        let doc = serde_json::json!({
-            "schema": "yace.find-max.v1",
-            "url": url,
-            "slos": a.slo,
-            "answer": answer,
-            "recommended": answer.max_rate.map(|m| [m * 0.7, m * 0.8]),
-            "figures": figures,
-            "slo_bounds": slos.iter().map(|t| serde_json::json!({
-                "expr": t.expr, "bound": t.bound_shown(), "latency": t.is_latency(),
-            })).collect::<Vec<_>>(),
-            "started_at": started_at,
-            "yace_version": env!("CARGO_PKG_VERSION"),
-        });
-        out.write_with(|w| {
-            serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from)?;
-            w.write_all(b"\n")
-        })
-        .map_err(|e| driver::output_failure("--json", &path, e))?;
     }
-    drop(embedded);
-    Ok(if interrupted { exit::SIGINT } else { code })
 }

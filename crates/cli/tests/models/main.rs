@@ -1078,3 +1078,66 @@ fn find_max_does_not_report_a_starved_client_as_the_servers_capacity() {
     assert!(text.contains("could not keep its schedule"), "{text}");
     assert!(!text.contains("Max rate under the SLOs"), "{text}");
 }
+
+/// A frontier: one search per latency target, sharing their trials; the
+/// stricter target's rate is never above the looser one's.
+#[test]
+fn find_max_answers_a_frontier_with_shared_trials() {
+    let _g = serial();
+    let s = server();
+    let json = support::temp_path("frontier.json");
+    let url = format!("{}pool?ms=20&workers=8&queue=2000", s.url());
+    let out = yace()
+        .args([
+            "find-max",
+            &url,
+            "--frontier",
+            "p99<40ms",
+            "--frontier",
+            "p99<100ms",
+        ])
+        .args(["--start-rate", "200", "--trial", "1s", "--long-trial", "2s"])
+        .args([
+            "--confirm",
+            "2s",
+            "--cool-down",
+            "1s",
+            "--max-time",
+            "120s",
+            "-t",
+            "1",
+        ])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let front = doc["frontier"].as_array().unwrap();
+    assert_eq!(front.len(), 2, "{text}");
+    let rate = |i: usize| front[i]["answer"]["max_rate"].as_f64().unwrap_or(0.0);
+    assert!(rate(0) > 0.0 && rate(1) > 0.0, "{text}");
+    assert!(
+        rate(0) <= rate(1),
+        "stricter {} above looser {}: {text}",
+        rate(0),
+        rate(1)
+    );
+    // The second search judged some of the first one's trials again.
+    assert!(text.contains("(an earlier trial, judged again)"), "{text}");
+    assert!(
+        text.contains("Frontier (the highest rate at which each level holds):"),
+        "{text}"
+    );
+    // Every level's bracket is a bracket.
+    for l in front {
+        if let (Some(lo), Some(hi)) = (
+            l["answer"]["max_rate"].as_f64(),
+            l["answer"]["failed_at"].as_f64(),
+        ) {
+            assert!(lo < hi, "{l}");
+        }
+    }
+    let again = yace().arg("report").arg(&json).output().unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("p99<100ms"));
+}
