@@ -61,21 +61,9 @@ pub fn write_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()> 
     if h.is_empty() {
         return Ok(());
     }
-    let (lo, hi) = (h.min().max(1) as f64, h.max().max(1) as f64);
-    // Log-spaced edges from the fastest to the slowest response.
-    let ratio = (hi / lo).max(1.0001);
-    let edges: Vec<f64> = (0..=BUCKETS)
-        .map(|i| lo * ratio.powf(i as f64 / BUCKETS as f64))
-        .collect();
-    let mut counts = [0u64; BUCKETS];
-    for v in h.iter_recorded() {
-        let x = v.value_iterated_to() as f64;
-        let at = edges[1..]
-            .iter()
-            .position(|&e| x <= e)
-            .unwrap_or(BUCKETS - 1);
-        counts[at] += v.count_at_value();
-    }
+    // From the fastest to the slowest response.
+    let edges = log_edges(h.min() as f64, h.max() as f64, BUCKETS);
+    let counts = bucket_counts(&h, &edges);
     let most = counts.iter().copied().max().unwrap_or(1).max(1);
     let total: u64 = counts.iter().sum();
     writeln!(w, "{}", tr(lang, "  Latency histogram (log scale)"))?;
@@ -90,6 +78,26 @@ pub fn write_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()> 
         writeln!(w, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+/// `n` log-spaced buckets from `lo` to `hi` (µs): their n + 1 edges.
+pub(crate) fn log_edges(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    let lo = lo.max(1.0);
+    let ratio = (hi.max(1.0) / lo).max(1.0001);
+    (0..=n).map(|i| lo * ratio.powf(i as f64 / n as f64)).collect()
+}
+
+/// How many of `h`'s values fall in each bucket between `edges` (the last
+/// bucket takes anything above).
+pub(crate) fn bucket_counts(h: &hdrhistogram::Histogram<u64>, edges: &[f64]) -> Vec<u64> {
+    let n = edges.len() - 1;
+    let mut counts = vec![0u64; n];
+    for v in h.iter_recorded() {
+        let x = v.value_iterated_to() as f64;
+        let at = edges[1..].iter().position(|&e| x <= e).unwrap_or(n - 1);
+        counts[at] += v.count_at_value();
+    }
+    counts
 }
 
 /// Values as one line of block characters, at most [`SPARK_WIDTH`] wide:

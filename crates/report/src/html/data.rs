@@ -744,24 +744,14 @@ pub(crate) fn histogram_chart(runs: &[(String, RunResult)], lang: Lang) -> Optio
     if hs.is_empty() {
         return None;
     }
-    let lo_v = hs.iter().map(|(_, h)| h.min().max(1)).min().unwrap_or(1) as f64;
-    let hi_v = hs.iter().map(|(_, h)| h.max().max(1)).max().unwrap_or(1) as f64;
-    let ratio = (hi_v / lo_v).max(1.0001);
-    let edges: Vec<f64> = (0..=HIST_BUCKETS)
-        .map(|i| lo_v * ratio.powf(i as f64 / HIST_BUCKETS as f64))
-        .collect();
+    // One set of buckets for every run, so their bars line up.
+    let lo = hs.iter().map(|(_, h)| h.min()).min().unwrap_or(1) as f64;
+    let hi = hs.iter().map(|(_, h)| h.max()).max().unwrap_or(1) as f64;
+    let edges = crate::graphs::log_edges(lo, hi, HIST_BUCKETS);
     let lines = hs
         .iter()
         .map(|(i, h)| {
-            let mut counts = vec![0u64; HIST_BUCKETS];
-            for v in h.iter_recorded() {
-                let x = v.value_iterated_to() as f64;
-                let at = edges[1..]
-                    .iter()
-                    .position(|&e| x <= e)
-                    .unwrap_or(HIST_BUCKETS - 1);
-                counts[at] += v.count_at_value();
-            }
+            let counts = crate::graphs::bucket_counts(h, &edges);
             let total = counts.iter().sum::<u64>().max(1) as f64;
             let label = if runs.len() == 1 {
                 tr(lang, "share of responses").to_string()
