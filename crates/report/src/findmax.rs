@@ -100,12 +100,7 @@ pub struct SloBound {
 
 /// Reads an answer, checking its schema tag.
 pub fn read(text: &str) -> Result<Search, String> {
-    #[derive(Deserialize)]
-    struct Tag {
-        schema: Option<serde_json::Value>,
-    }
-    let tag: Tag = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    if tag.schema.as_ref().and_then(|s| s.as_str()) != Some(SCHEMA) {
+    if crate::json::schema(text)?.as_deref() != Some(SCHEMA) {
         return Err(format!("not a {SCHEMA} document"));
     }
     serde_json::from_str(text).map_err(|e| format!("does not match {SCHEMA}: {e}"))
@@ -113,14 +108,7 @@ pub fn read(text: &str) -> Result<Search, String> {
 
 /// True when `text` is a find-max answer (by its schema tag).
 pub fn is_search(text: &str) -> bool {
-    #[derive(Deserialize)]
-    struct Tag {
-        schema: Option<serde_json::Value>,
-    }
-    serde_json::from_str::<Tag>(text)
-        .ok()
-        .and_then(|t| t.schema)
-        .is_some_and(|s| s == SCHEMA)
+    crate::json::schema(text).is_ok_and(|s| s.as_deref() == Some(SCHEMA))
 }
 
 pub(crate) fn rate(r: f64) -> String {

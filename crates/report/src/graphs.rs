@@ -84,7 +84,9 @@ pub fn write_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()> 
 pub(crate) fn log_edges(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     let lo = lo.max(1.0);
     let ratio = (hi.max(1.0) / lo).max(1.0001);
-    (0..=n).map(|i| lo * ratio.powf(i as f64 / n as f64)).collect()
+    (0..=n)
+        .map(|i| lo * ratio.powf(i as f64 / n as f64))
+        .collect()
 }
 
 /// How many of `h`'s values fall in each bucket between `edges` (the last

@@ -10,15 +10,20 @@ pub fn write(r: &RunResult, mut w: impl Write) -> io::Result<()> {
     w.write_all(b"\n")
 }
 
-/// Reads a result written by [`write()`], checking its schema tag.
-pub fn read(text: &str) -> Result<RunResult, String> {
-    /// Only the tag, read first (the rest is skipped, not built).
+/// A document's `schema` tag, read without building the rest (None: it
+/// has none); an error when the text is not JSON.
+pub fn schema(text: &str) -> Result<Option<String>, String> {
     #[derive(serde::Deserialize)]
     struct Tag {
         schema: Option<serde_json::Value>,
     }
     let tag: Tag = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    match tag.schema.as_ref().and_then(|s| s.as_str()) {
+    Ok(tag.schema.and_then(|s| s.as_str().map(str::to_string)))
+}
+
+/// Reads a result written by [`write()`], checking its schema tag.
+pub fn read(text: &str) -> Result<RunResult, String> {
+    match schema(text)?.as_deref() {
         Some(stats::SCHEMA) => {}
         Some(other) => return Err(format!("schema '{other}' is not '{}'", stats::SCHEMA)),
         None => return Err("not a yace result (no \"schema\" field)".into()),
