@@ -86,6 +86,7 @@ pub const RUN_EXAMPLES: &str = "Examples:
   # for CI: the thresholds and validity as JUnit, beside the JSON result
   yace run URL -d 30s --threshold 'p99<200ms' --json r.json --junit junit.xml
   yace run URL -d 60s --html report.html     # charts, opens offline
+  yace run URL -d 60s --lang zh               # 中文摘要 (or YACE_LANG=zh)
   # a server sending huge heads (many cookies): raise the response limits
   yace run URL --max-head 1M --max-fields 10000
   # the sparkline and latency histogram in a pipe too
@@ -373,7 +374,10 @@ pub const CAPACITY_EXAMPLES: &str = "Examples:
   yace capacity --pageviews 5M --requests-per-view 12 --peak 80/20 --visit 5m
   # backwards: what a measured rate supports, keeping 25% in reserve
   yace capacity --supports 420 --peak 80/20
-  yace capacity --result result.json --peak 80/20 --service-time 120ms";
+  yace capacity --result result.json --peak 80/20 --service-time 120ms
+  # the headroom over a find-max answer, and the servers a load needs
+  yace capacity --pageviews 1M --share 40% --find-max find-max.json
+  yace capacity --pageviews 1M --share 40% --lang zh   # 中文";
 
 /// `yace capacity`: the rate a server must hold, from its traffic.
 #[derive(Debug, Args)]
@@ -621,7 +625,9 @@ Examples:
   yace ab -n 10000 -c 100 http://127.0.0.1/
   yace ab -k -c 100 -t 60 http://127.0.0.1/index.php
   yace ab -n 1000 -c 10 -p data.json -T application/json \\
-      --json result.json http://127.0.0.1:8080/echo";
+      --json result.json http://127.0.0.1:8080/echo
+  # yace's own HTML report beside ab's text (charts, opens offline)
+  yace ab -n 10000 -c 100 --html report.html http://127.0.0.1/";
 
 pub const FIND_MAX_EXAMPLES: &str = "Examples:
   # the highest rate at which p99 stays under 100 ms and errors under 0.1%

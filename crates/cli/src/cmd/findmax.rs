@@ -277,7 +277,11 @@ fn fmt_rate(r: f64) -> String {
 /// Runs the command; returns the exit code.
 pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
     refuse_run_flags(&a)?;
-    let slos = flags::thresholds(&a.slo, None)?;
+    // Every SLO and frontier level checked in one round, before anything starts.
+    let (slos, frontier) = crate::failure::both(
+        flags::thresholds_of("--slo", &a.slo, None),
+        flags::thresholds_of("--frontier", &a.frontier, None),
+    )?;
     let (cfg, budget_s, cool_down) = config(&a)?;
     // The request flags are checked once, before anything starts.
     let mut probe_args = a.run.clone();
@@ -320,10 +324,9 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
     let levels: Vec<(Vec<String>, Vec<stats::threshold::Threshold>)> = if a.frontier.is_empty() {
         vec![(a.slo.clone(), slos.clone())]
     } else {
-        let extra = flags::thresholds(&a.frontier, None)?;
         a.frontier
             .iter()
-            .zip(extra)
+            .zip(frontier)
             .map(|(f, t)| {
                 let mut exprs = a.slo.clone();
                 exprs.push(f.clone());

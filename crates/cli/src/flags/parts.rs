@@ -144,12 +144,22 @@ pub(super) fn assemble(
 
 /// Parses `--threshold` expressions, reporting every bad one.
 pub fn thresholds(exprs: &[String], step: Option<&str>) -> Result<Vec<Threshold>, Failure> {
+    thresholds_of("--threshold", exprs, step)
+}
+
+/// Parses threshold expressions given with `flag` (`--slo`, `--frontier`
+/// use the same syntax), reporting every bad one under that flag's name.
+pub fn thresholds_of(
+    flag: &str,
+    exprs: &[String],
+    step: Option<&str>,
+) -> Result<Vec<Threshold>, Failure> {
     let mut ok = Vec::new();
     let mut bad = Vec::new();
     for e in exprs {
         match Threshold::parse(e, step) {
             Ok(t) => ok.push(t),
-            Err(msg) => bad.push(format!("--threshold: {msg}")),
+            Err(msg) => bad.push(format!("{flag}: {msg}")),
         }
     }
     if bad.is_empty() {
