@@ -8,6 +8,7 @@
 
 pub mod fmt;
 pub mod hist;
+pub mod monitor;
 mod recorder;
 mod result;
 mod series;

@@ -73,6 +73,10 @@ pub struct RunResult {
     /// requests), with its likely cause; also the first of `warnings`.
     #[serde(default)]
     pub shortfall: Option<Shortfall>,
+    /// `--monitor`: what the server did on the run's clock, and what it
+    /// means; absent when nothing was monitored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monitor: Option<crate::monitor::Monitoring>,
 }
 
 /// HTTPS facts of a run.
@@ -495,6 +499,7 @@ impl RunResult {
             thresholds: Vec::new(),
             warnings,
             shortfall,
+            monitor: None,
             plan: f.plan,
             environment: f.environment,
         };
