@@ -1,0 +1,493 @@
+//! A thread per source, reading on the run's clock; the columns it keeps;
+//! and their conversion to the result's series (counters to rates, CPU
+//! seconds to percentages).
+
+use crate::reading::{Kind, Reading};
+use crate::source::{self, Source};
+use crate::spec::Spec;
+use stats::monitor::{Metric, MetricKind, Monitoring, Source as Series, SourceState};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// A source is dropped after this many failed or late reads in a row.
+pub const STRIKES: u32 = 3;
+/// The shortest interval (a read of /proc/net/tcp on a busy server is not free).
+pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
+
+/// What to watch, and how often.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    pub specs: Vec<Spec>,
+    pub interval: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            specs: Vec::new(),
+            interval: Duration::from_secs(1),
+        }
+    }
+}
+
+impl Config {
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+}
+
+/// Sources that answered once, ready to start.
+pub struct Monitors {
+    sources: Vec<(Spec, Box<dyn Source>)>,
+    interval: Duration,
+}
+
+impl std::fmt::Debug for Monitors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let specs: Vec<String> = self.sources.iter().map(|(s, _)| s.to_string()).collect();
+        f.debug_struct("Monitors")
+            .field("sources", &specs)
+            .field("interval", &self.interval)
+            .finish()
+    }
+}
+
+impl Monitors {
+    /// Opens every source and reads it once, so a typo or a page that is
+    /// not there fails before any load is sent; every problem is returned.
+    /// `port` is the target's, `local` whether it runs on this machine.
+    pub fn connect(
+        config: &Config,
+        port: Option<u16>,
+        local: bool,
+    ) -> Result<Monitors, Vec<String>> {
+        let timeout = config.interval.max(Duration::from_secs(2));
+        let mut sources = Vec::new();
+        let mut problems = Vec::new();
+        for spec in &config.specs {
+            match source::open(spec, port, local, config.interval.max(MIN_INTERVAL)).and_then(
+                |mut s| {
+                    s.read(timeout)?;
+                    Ok(s)
+                },
+            ) {
+                Ok(s) => sources.push((spec.clone(), s)),
+                Err(e) => problems.push(format!("--monitor {spec}: {e}")),
+            }
+        }
+        if problems.is_empty() {
+            Ok(Monitors {
+                sources,
+                interval: config.interval.max(MIN_INTERVAL),
+            })
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// Starts a thread per source; the run's clock starts now.
+    pub fn start(self) -> Running {
+        let started = Instant::now();
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let interval = self.interval;
+        let mut stores = Vec::new();
+        let mut threads = Vec::new();
+        for (spec, mut src) in self.sources {
+            let store = Arc::new(Mutex::new(Store::new(&spec, src.label())));
+            stores.push(store.clone());
+            let stop = stop.clone();
+            let h = std::thread::Builder::new()
+                .name(format!("yace-monitor-{}", spec.kind()))
+                .spawn(move || sample(&mut *src, &store, &stop, started, interval))
+                .expect("spawn a monitor thread");
+            threads.push(h);
+        }
+        Running {
+            stores,
+            stop,
+            threads,
+            interval,
+        }
+    }
+}
+
+/// Reads `src` at `started + k × interval` until stopped or dropped.
+fn sample(
+    src: &mut dyn Source,
+    store: &Mutex<Store>,
+    stop: &(Mutex<bool>, Condvar),
+    started: Instant,
+    interval: Duration,
+) {
+    let (flag, wake) = stop;
+    let mut due = started;
+    let mut strikes = 0;
+    loop {
+        {
+            let mut stopped = flag.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if *stopped {
+                    return;
+                }
+                let now = Instant::now();
+                if now >= due {
+                    break;
+                }
+                stopped = wake
+                    .wait_timeout(stopped, due - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        }
+        let begun = Instant::now();
+        let t = begun.duration_since(started).as_secs_f64();
+        let read = src.read(interval);
+        let took = begun.elapsed();
+        let mut st = store.lock().unwrap_or_else(|e| e.into_inner());
+        match read {
+            Ok(r) if took <= interval => {
+                st.push(t, &r);
+                st.label = src.label();
+                strikes = 0;
+            }
+            Ok(r) => {
+                st.push(t, &r);
+                st.error = Some(format!(
+                    "a read took {} ms, over the interval",
+                    took.as_millis()
+                ));
+                strikes += 1;
+            }
+            Err(e) => {
+                st.fail(t, e);
+                strikes += 1;
+            }
+        }
+        if strikes >= STRIKES {
+            st.state = SourceState::Dropped;
+            let why = st.error.clone().unwrap_or_default();
+            st.error = Some(format!(
+                "dropped after {STRIKES} failed or late reads in a row at {t:.0} s (last: {why}); \
+                 the run went on without it"
+            ));
+            return;
+        }
+        drop(st);
+        // The next due time after now: a slow read skips ticks, never bunches them.
+        while due <= Instant::now() {
+            due += interval;
+        }
+    }
+}
+
+/// A running set of monitors.
+#[derive(Debug)]
+pub struct Running {
+    stores: Vec<Arc<Mutex<Store>>>,
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    threads: Vec<JoinHandle<()>>,
+    interval: Duration,
+}
+
+impl Running {
+    /// Stops sampling and returns the series (figures and diagnoses are
+    /// added by [`crate::conclude`]). Returns at once: a source stuck in a
+    /// read is left to end on its own timeout.
+    pub fn finish(self) -> Monitoring {
+        *self.stop.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.stop.1.notify_all();
+        let grace = Instant::now() + Duration::from_millis(100);
+        for h in self.threads {
+            while !h.is_finished() && Instant::now() < grace {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            if h.is_finished() {
+                let _ = h.join();
+            }
+        }
+        let sources = self
+            .stores
+            .iter()
+            .map(|s| {
+                let mut st = s.lock().unwrap_or_else(|e| e.into_inner());
+                std::mem::replace(&mut *st, Store::empty()).into_series()
+            })
+            .collect();
+        Monitoring {
+            interval_s: self.interval.as_secs_f64(),
+            sources,
+            ..Default::default()
+        }
+    }
+}
+
+/// One source's samples, as columns.
+#[derive(Debug)]
+struct Store {
+    spec: String,
+    kind: &'static str,
+    label: String,
+    state: SourceState,
+    error: Option<String>,
+    failures: u64,
+    t: Vec<f64>,
+    names: Vec<(String, &'static str, Kind)>,
+    cols: Vec<Vec<Option<f64>>>,
+}
+
+impl Store {
+    fn new(spec: &Spec, label: String) -> Self {
+        Store {
+            spec: spec.to_string(),
+            kind: spec.kind(),
+            label,
+            ..Store::empty()
+        }
+    }
+
+    fn empty() -> Self {
+        Store {
+            spec: String::new(),
+            kind: "",
+            label: String::new(),
+            state: SourceState::Ok,
+            error: None,
+            failures: 0,
+            t: Vec::new(),
+            names: Vec::new(),
+            cols: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, t: f64, r: &Reading) {
+        let n = self.t.len();
+        self.t.push(t);
+        for col in &mut self.cols {
+            col.push(None);
+        }
+        for (i, f) in r.fields.iter().enumerate() {
+            // Fields come in the same order each read: try the same place first.
+            let at = match self.names.get(i) {
+                Some((name, ..)) if *name == f.name => i,
+                _ => match self.names.iter().position(|(name, ..)| *name == f.name) {
+                    Some(at) => at,
+                    None => {
+                        self.names.push((f.name.clone(), f.unit, f.kind));
+                        self.cols.push(vec![None; n + 1]);
+                        self.cols.len() - 1
+                    }
+                },
+            };
+            self.cols[at][n] = Some(f.value);
+        }
+    }
+
+    fn fail(&mut self, t: f64, e: String) {
+        self.t.push(t);
+        for col in &mut self.cols {
+            col.push(None);
+        }
+        self.failures += 1;
+        self.error = Some(e);
+    }
+
+    fn into_series(self) -> Series {
+        let mut metrics = Vec::new();
+        let col = |name: &str| {
+            self.names
+                .iter()
+                .position(|(n, ..)| n == name)
+                .map(|i| &self.cols[i])
+        };
+        cpu_percentages(&self.t, &col, &mut metrics);
+        for ((name, unit, kind), values) in self.names.iter().zip(&self.cols) {
+            if name != "cpu_seconds" && name.starts_with("cpu_") && name.ends_with("_seconds") {
+                continue; // shown as percentages of all CPUs
+            }
+            metrics.push(match kind {
+                Kind::Gauge => Metric {
+                    name: name.clone(),
+                    unit: (*unit).to_string(),
+                    kind: MetricKind::Gauge,
+                    values: values.clone(),
+                    increase: None,
+                },
+                Kind::Counter if name == "cpu_seconds" => {
+                    let (rates, increase) = rates(&self.t, values);
+                    Metric {
+                        name: "cpu".into(),
+                        unit: "% of one CPU".into(),
+                        kind: MetricKind::Rate,
+                        values: rates.iter().map(|r| r.map(|r| r * 100.0)).collect(),
+                        increase,
+                    }
+                }
+                Kind::Counter => {
+                    let (values, increase) = rates(&self.t, values);
+                    Metric {
+                        name: name.clone(),
+                        unit: match *unit {
+                            "count" | "1" => "/s".to_string(),
+                            u => format!("{u}/s"),
+                        },
+                        kind: MetricKind::Rate,
+                        values,
+                        increase,
+                    }
+                }
+            });
+        }
+        Series {
+            spec: self.spec,
+            kind: self.kind.to_string(),
+            label: self.label,
+            state: self.state,
+            error: self.error,
+            failures: self.failures,
+            t: self
+                .t
+                .iter()
+                .map(|t| (t * 1000.0).round() / 1000.0)
+                .collect(),
+            metrics,
+        }
+    }
+}
+
+/// A counter's increase per second over each interval (None at the first
+/// sample, after a gap, and where it went down: a restart), and its
+/// increase from the first to the last sample read.
+fn rates(t: &[f64], v: &[Option<f64>]) -> (Vec<Option<f64>>, Option<f64>) {
+    let mut out = Vec::with_capacity(v.len());
+    let mut prev: Option<(f64, f64)> = None;
+    let mut increase: Option<f64> = None;
+    for (i, x) in v.iter().enumerate() {
+        let rate = match (prev, x) {
+            (Some((t0, v0)), Some(v1)) if *v1 >= v0 && t[i] > t0 => {
+                *increase.get_or_insert(0.0) += v1 - v0;
+                Some((v1 - v0) / (t[i] - t0))
+            }
+            _ => None,
+        };
+        if let Some(x) = x {
+            if prev.is_none() {
+                increase.get_or_insert(0.0);
+            }
+            prev = Some((t[i], *x));
+        }
+        out.push(rate);
+    }
+    (out, increase)
+}
+
+/// `cpu_*_seconds` counters (all CPUs summed) as % of all CPUs per interval:
+/// `cpu_busy` (not idle, not waiting for I/O), `cpu_user` (with nice),
+/// `cpu_system`, `cpu_iowait`, `cpu_softirq`, `cpu_steal`. `cpu_busy`'s
+/// increase is the busy CPU-seconds over the run.
+fn cpu_percentages<'a>(
+    t: &[f64],
+    col: &dyn Fn(&str) -> Option<&'a Vec<Option<f64>>>,
+    out: &mut Vec<Metric>,
+) {
+    const MODES: [&str; 8] = [
+        "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal",
+    ];
+    let cols: Vec<Option<&Vec<Option<f64>>>> = MODES
+        .iter()
+        .map(|m| col(&format!("cpu_{m}_seconds")))
+        .collect();
+    let Some(idle) = cols[3] else { return };
+    let n = idle.len();
+    let at = |m: usize, i: usize| cols[m].and_then(|c| c[i]).unwrap_or(0.0);
+    let mut shares: [Vec<Option<f64>>; 6] = Default::default();
+    let mut busy_s = None;
+    let mut prev: Option<usize> = None;
+    for i in 0..n {
+        let ok = idle[i].is_some();
+        let mut row = [None; 6];
+        if let (Some(p), true) = (prev, ok) {
+            let d: Vec<f64> = (0..8).map(|m| at(m, i) - at(m, p)).collect();
+            let total: f64 = d.iter().sum();
+            if total > 0.0 && d.iter().all(|x| *x >= 0.0) && t[i] > t[p] {
+                let pct = |x: f64| Some(100.0 * x / total);
+                let busy = total - d[3] - d[4];
+                *busy_s.get_or_insert(0.0) += busy;
+                row = [
+                    pct(busy),
+                    pct(d[0] + d[1]),
+                    pct(d[2] + d[5]),
+                    pct(d[4]),
+                    pct(d[6]),
+                    pct(d[7]),
+                ];
+            }
+        }
+        if ok {
+            prev = Some(i);
+        }
+        for (s, v) in shares.iter_mut().zip(row) {
+            s.push(v);
+        }
+    }
+    for (k, (name, values)) in [
+        "cpu_busy",
+        "cpu_user",
+        "cpu_system",
+        "cpu_iowait",
+        "cpu_softirq",
+        "cpu_steal",
+    ]
+    .into_iter()
+    .zip(shares)
+    .enumerate()
+    {
+        out.push(Metric {
+            name: name.into(),
+            unit: "%".into(),
+            kind: MetricKind::Rate,
+            values,
+            increase: if k == 0 { busy_s } else { None },
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_become_rates_and_resets_are_gaps() {
+        let t = [0.0, 1.0, 2.0, 3.0, 4.0];
+        let v = [Some(10.0), Some(15.0), None, Some(25.0), Some(3.0)];
+        let (r, inc) = rates(&t, &v);
+        assert_eq!(r, vec![None, Some(5.0), None, Some(5.0), None]);
+        assert_eq!(inc, Some(15.0));
+    }
+
+    #[test]
+    fn cpu_seconds_become_shares_of_all_cpus() {
+        let mut st = Store::new(&Spec::System, "x".into());
+        let read = |user: f64, idle: f64| {
+            let mut r = Reading::new();
+            for (m, v) in [
+                ("user", user),
+                ("nice", 0.0),
+                ("system", 0.0),
+                ("idle", idle),
+            ] {
+                r.counter(format!("cpu_{m}_seconds"), "seconds", v);
+            }
+            r.gauge("cpus", "count", 2.0);
+            r
+        };
+        st.push(0.0, &read(100.0, 100.0));
+        st.push(1.0, &read(101.5, 100.5));
+        let s = st.into_series();
+        let busy = s.metrics.iter().find(|m| m.name == "cpu_busy").unwrap();
+        assert_eq!(busy.values, vec![None, Some(75.0)]);
+        assert_eq!(busy.increase, Some(1.5));
+        assert!(s.metrics.iter().all(|m| !m.name.ends_with("_seconds")));
+        assert!(s.metrics.iter().any(|m| m.name == "cpus"));
+    }
+}

@@ -1,0 +1,207 @@
+//! The sources: each reads its figures once per call, within a timeout.
+
+use crate::parse;
+use crate::procfs::{self, SystemFiles};
+use crate::reading::Reading;
+use crate::spec::{HttpUrl, Spec};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Most series one `prom:` source may record (narrow it with `,match=`).
+pub const PROM_SERIES_LIMIT: usize = 200;
+
+/// A source, ready to be read again and again.
+pub trait Source: Send {
+    /// One read; fails with what went wrong, in words.
+    fn read(&mut self, timeout: Duration) -> Result<Reading, String>;
+    /// What it watches, in words, after the last read.
+    fn label(&self) -> String;
+}
+
+/// Builds the source for `spec`; `port` is the target's (for `system`'s
+/// per-port TCP states), `local` whether the target is on this machine.
+pub fn open(
+    spec: &Spec,
+    port: Option<u16>,
+    local: bool,
+    interval: Duration,
+) -> Result<Box<dyn Source>, String> {
+    Ok(match spec {
+        Spec::System => Box::new(System {
+            port: if local { port } else { None },
+            local,
+        }),
+        Spec::Pid(p) => Box::new(Process::new(Select::Pid(*p))),
+        Spec::PidFile(f) => Box::new(Process::new(Select::PidFile(f.clone()))),
+        Spec::Proc(n) => Box::new(Process::new(Select::Name(n.clone()))),
+        Spec::Node(u) => Box::new(Page::new(u, "node_exporter", |body| {
+            parse::node::to_reading(&parse::prom::parse(body)?)
+        })),
+        Spec::Prom { url, filter } => {
+            let filter = parse::prom::Filter::new(filter)?;
+            Box::new(Page::new(url, "metrics", move |body| {
+                parse::prom::to_reading(&parse::prom::parse(body)?, &filter, PROM_SERIES_LIMIT)
+            }))
+        }
+        Spec::Nginx(u) => Box::new(Page::new(u, "nginx stub_status", parse::nginx::parse)),
+        Spec::Apache(u) => Box::new(Page::new(u, "Apache mod_status", parse::apache::parse)),
+        Spec::Fpm(u) => Box::new(Page::new(u, "php-fpm status", parse::fpm::parse)),
+        Spec::Ssh { .. } => Box::new(crate::ssh::Ssh::new(spec, port, interval)?),
+    })
+}
+
+struct System {
+    port: Option<u16>,
+    local: bool,
+}
+
+impl Source for System {
+    fn read(&mut self, _timeout: Duration) -> Result<Reading, String> {
+        SystemFiles::read_local(self.port)?.reading(self.port)
+    }
+
+    fn label(&self) -> String {
+        match (self.local, self.port) {
+            (true, Some(p)) => format!("this machine (client and server), TCP port {p}"),
+            (true, None) => "this machine (client and server)".into(),
+            (false, _) => "this machine (the client; the target is elsewhere)".into(),
+        }
+    }
+}
+
+enum Select {
+    Pid(u32),
+    PidFile(PathBuf),
+    Name(String),
+}
+
+/// One process or a set, summed: CPU as a counter that only grows (a child
+/// that ends takes its last interval with it; a new one counts from 0).
+struct Process {
+    select: Select,
+    /// CPU seconds of each PID at the last read.
+    last: HashMap<u32, f64>,
+    cpu_s: f64,
+    reads: u64,
+    count: usize,
+}
+
+impl Process {
+    fn new(select: Select) -> Self {
+        Process {
+            select,
+            last: HashMap::new(),
+            cpu_s: 0.0,
+            reads: 0,
+            count: 0,
+        }
+    }
+
+    fn pids(&self) -> Result<Vec<u32>, String> {
+        match &self.select {
+            Select::Pid(p) => Ok(vec![*p]),
+            Select::PidFile(f) => {
+                let text =
+                    std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
+                let pid = text.trim().parse::<u32>().map_err(|_| {
+                    format!("{}: holds {:?}, not a process id", f.display(), text.trim())
+                })?;
+                Ok(vec![pid])
+            }
+            Select::Name(n) => Ok(procfs::pids_named(n)),
+        }
+    }
+}
+
+impl Source for Process {
+    fn read(&mut self, _timeout: Duration) -> Result<Reading, String> {
+        let stats: Vec<procfs::ProcStat> = self
+            .pids()?
+            .into_iter()
+            .filter_map(procfs::proc_stat)
+            .collect();
+        if stats.is_empty() {
+            return Err(match &self.select {
+                Select::Pid(p) => format!("no process {p} (has it ended?)"),
+                Select::PidFile(f) => format!("the process {} names is gone", f.display()),
+                Select::Name(n) => format!(
+                    "no process named {n}* (`ps -e` lists the names; php-fpm's is e.g. php-fpm8.2)"
+                ),
+            });
+        }
+        let mut now = HashMap::with_capacity(stats.len());
+        for s in &stats {
+            let before = match self.last.get(&s.pid) {
+                Some(b) => *b,
+                // At the first read every process is the baseline; a
+                // process first seen later started since the last read.
+                None if self.reads == 0 => s.cpu_s,
+                None => 0.0,
+            };
+            self.cpu_s += (s.cpu_s - before).max(0.0);
+            now.insert(s.pid, s.cpu_s);
+        }
+        self.last = now;
+        self.reads += 1;
+        self.count = stats.len();
+        let mut r = Reading::new();
+        r.counter("cpu_seconds", "seconds", self.cpu_s);
+        r.gauge(
+            "rss_bytes",
+            "bytes",
+            stats.iter().map(|s| s.rss_bytes).sum(),
+        );
+        r.gauge("threads", "count", stats.iter().map(|s| s.threads).sum());
+        if stats.iter().all(|s| s.open_files.is_some()) {
+            let files = stats.iter().filter_map(|s| s.open_files).sum();
+            r.gauge("open_files", "count", files);
+        }
+        r.gauge("processes", "count", stats.len() as f64);
+        Ok(r)
+    }
+
+    fn label(&self) -> String {
+        let n = self.count;
+        let procs = if n == 1 { "process" } else { "processes" };
+        match &self.select {
+            Select::Pid(p) => format!("process {p}"),
+            Select::PidFile(f) => format!("the process in {}", f.display()),
+            Select::Name(name) => format!("{name}*: {n} {procs}"),
+        }
+    }
+}
+
+type Parser = Box<dyn Fn(&str) -> Result<Reading, String> + Send>;
+
+/// A page read over HTTP and parsed.
+struct Page {
+    url: HttpUrl,
+    what: &'static str,
+    parse: Parser,
+}
+
+impl Page {
+    fn new(
+        url: &HttpUrl,
+        what: &'static str,
+        parse: impl Fn(&str) -> Result<Reading, String> + Send + 'static,
+    ) -> Self {
+        Page {
+            url: url.clone(),
+            what,
+            parse: Box::new(parse),
+        }
+    }
+}
+
+impl Source for Page {
+    fn read(&mut self, timeout: Duration) -> Result<Reading, String> {
+        let body = crate::http::get(&self.url, timeout)?;
+        (self.parse)(&body)
+    }
+
+    fn label(&self) -> String {
+        format!("{} at {}", self.what, self.url.shown())
+    }
+}
