@@ -284,6 +284,9 @@ pub struct RunArgs {
     #[arg(long = "html", value_name = "FILE")]
     pub html: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub monitor: MonitorArgs,
+
     /// No live progress line on stderr.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
@@ -306,6 +309,25 @@ pub struct RunArgs {
     /// Print the resolved plan as JSON and exit without sending anything.
     #[arg(long = "dry-run")]
     pub dry_run: bool,
+}
+
+/// Watching the server during the run, shared by `run` and `ab`.
+#[derive(Debug, Args, Default, Clone)]
+pub struct MonitorArgs {
+    /// Watch the server while loading it (repeatable): `system` (this
+    /// machine's CPU, load, memory, TCP states on the target's port),
+    /// `pid:N`, `pidfile:PATH`, `proc:NAME` (processes named NAME*,
+    /// summed), `node:URL` (node_exporter), `prom:URL[,match=GLOB]`,
+    /// `nginx:URL` (stub_status), `apache:URL` (mod_status),
+    /// `fpm:URL` (php-fpm's status page), `ssh:[USER@]HOST[:PORT]`
+    /// (the server's /proc over your ssh). The result, the summary and the
+    /// reports gain the server's series and diagnoses.
+    #[arg(long = "monitor", value_name = "SPEC")]
+    pub monitor: Vec<String>,
+
+    /// How often the monitors read (at least 100ms).
+    #[arg(long = "monitor-interval", value_name = "TIME", default_value = "1s")]
+    pub interval: String,
 }
 
 /// What outputs hide, shared by `run` and `ab`.
@@ -378,6 +400,20 @@ pub const CAPACITY_EXAMPLES: &str = "Examples:
   # the headroom over a find-max answer, and the servers a load needs
   yace capacity --pageviews 1M --share 40% --find-max find-max.json
   yace capacity --pageviews 1M --share 40% --lang zh   # 中文";
+
+/// `yace probe`: this machine's `--monitor system` figures on stdout.
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// Time between samples.
+    #[arg(long = "interval", value_name = "TIME", default_value = "1s")]
+    pub interval: String,
+    /// Samples to print before ending (it also ends when stdout closes).
+    #[arg(long = "count", value_name = "N", default_value = "86400")]
+    pub count: u64,
+    /// Also count TCP sockets by state on this local port.
+    #[arg(long = "port", value_name = "PORT")]
+    pub port: Option<u16>,
+}
 
 /// `yace capacity`: the rate a server must hold, from its traffic.
 #[derive(Debug, Args)]
@@ -603,6 +639,8 @@ pub struct AbArgs {
     /// ab's -w, which prints ab's tables as HTML).
     #[arg(long = "html", value_name = "FILE")]
     pub html_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub monitor: MonitorArgs,
     /// Worker threads (default: one per CPU, at most -c).
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<usize>,

@@ -65,6 +65,9 @@ pub enum Command {
     /// doubling, bisect to 2%, confirm with a long hold.
     #[command(name = "find-max", after_help = FIND_MAX_EXAMPLES)]
     FindMax(Box<FindMaxArgs>),
+    /// Print this machine's /proc figures as lines, for `--monitor ssh:HOST`
+    /// (which runs it on the server over ssh; rarely run by hand).
+    Probe(args::ProbeArgs),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         Command::Report(a) => cmd::report::run(a),
         Command::Capacity(a) => cmd::capacity::run(a),
         Command::FindMax(a) => cmd::findmax::run(*a),
+        Command::Probe(a) => cmd::probe::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

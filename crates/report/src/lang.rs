@@ -203,6 +203,26 @@ pub fn formula(lang: Lang, f: &str) -> String {
 /// The Chinese of every phrase the renderers translate.
 fn zh(en: &str) -> Option<&'static str> {
     Some(match en {
+        // The server's side (--monitor).
+        "CPU {}% mean, {}% max" => "CPU 平均 {}%，最高 {}%",
+        "load {} per CPU at most" => "每个 CPU 的负载最高 {}",
+        "{} ms CPU per request ({})" => "每个请求 {} 毫秒 CPU（{}）",
+        "{} connections at most" => "最多 {} 个连接",
+        " of {}" => "（共 {}）",
+        "{}: {} busy at most{}" => "{}：最多 {} 个在忙{}",
+        "php-fpm processes" => "php-fpm 进程",
+        "Apache workers" => "Apache 工作者",
+        "{} — {} ({} failed reads; last: {})" => "{} — {}（{} 次读取失败；最近一次：{}）",
+        "{} — DROPPED: {}" => "{} — 已放弃：{}",
+        "  Server      {}" => "  服务器      {}",
+        "  Monitors    {}" => "  监控        {}",
+        "  PROBLEM     {}" => "  问题        {}",
+        "  note        {}" => "  提示        {}",
+        "              fix: {}" => "              解决：{}",
+        "Server" => "服务器",
+        "Monitors" => "监控",
+        "Diagnoses" => "诊断",
+        "fix" => "解决",
         // The load model, in words.
         "keep-alive" => "长连接（keep-alive）",
         "new connection per request" => "每个请求新建连接",

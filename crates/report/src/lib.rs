@@ -17,6 +17,7 @@ pub mod json;
 pub mod junit;
 pub mod lang;
 pub mod markdown;
+pub mod monitor;
 pub mod text;
 
 pub use fmt::{actual, bytes, count, duration_us};

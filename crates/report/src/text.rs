@@ -522,6 +522,9 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
             ]
         )
     )?;
+    if let Some(m) = &r.monitor {
+        server(m, &mut w, lang)?;
+    }
     let shown_above = r.shortfall.as_ref().map(|s| s.message.as_str());
     for warning in r
         .warnings
@@ -533,6 +536,36 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
             "{}",
             l10n("  warning: {}", &[&crate::lang::warning(lang, warning)])
         )?;
+    }
+    Ok(())
+}
+
+/// The server's side (`--monitor`): figures, sources, diagnoses with fixes.
+fn server(m: &stats::monitor::Monitoring, w: &mut impl Write, lang: Lang) -> io::Result<()> {
+    let pad = "              ";
+    for (i, line) in crate::monitor::figures(m, lang).iter().enumerate() {
+        if i == 0 {
+            writeln!(w, "{}", trf(lang, "  Server      {}", &[line]))?;
+        } else {
+            writeln!(w, "{pad}{line}")?;
+        }
+    }
+    for (i, line) in crate::monitor::sources(m, lang).iter().enumerate() {
+        if i == 0 {
+            writeln!(w, "{}", trf(lang, "  Monitors    {}", &[line]))?;
+        } else {
+            writeln!(w, "{pad}{line}")?;
+        }
+    }
+    for d in &m.diagnoses {
+        let (message, fix) = crate::monitor::diagnosis(d, lang);
+        let head = if d.severity == "problem" {
+            "  PROBLEM     {}"
+        } else {
+            "  note        {}"
+        };
+        writeln!(w, "{}", trf(lang, head, &[&message]))?;
+        writeln!(w, "{}", trf(lang, "              fix: {}", &[&fix]))?;
     }
     Ok(())
 }

@@ -48,6 +48,9 @@ pub struct Job {
     /// How the result's warnings name a setting they suggest: the caller's
     /// flags (`plan::Keys` for neutral names).
     pub spelling: &'static dyn plan::Spelling,
+    /// What to watch on the server while the load runs (`--monitor`);
+    /// `Default` for nothing.
+    pub monitors: monitor::Config,
 }
 
 /// Where the plan's requests go.
@@ -152,6 +155,8 @@ pub struct Prepared {
     script: Script,
     thresholds: Vec<Threshold>,
     spelling: &'static dyn plan::Spelling,
+    /// Connected (each read once), started with the load.
+    monitors: Option<monitor::Monitors>,
 }
 
 /// Gets a job ready: raises the open-file limit if it can, checks this
@@ -165,6 +170,7 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
         script,
         thresholds,
         spelling,
+        monitors,
     } = job;
     let (url, embedded) = match target {
         // As messages show it: no password or secret query value.
@@ -215,6 +221,17 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
         ));
         return Err(failed(e, &notes));
     }
+    // Every monitor is read once now: a typo or a page that is not there
+    // fails before any load is sent, with every problem at once.
+    let monitors = if monitors.is_empty() {
+        None
+    } else {
+        let local = embedded.is_some() || host::is_local(addr);
+        match monitor::Monitors::connect(&monitors, Some(addr.port()), local) {
+            Ok(m) => Some(m),
+            Err(problems) => return Err(failed(Error::usage(problems.join("\n")), &notes)),
+        }
+    };
     Ok(Prepared {
         plan,
         addr,
@@ -223,6 +240,7 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
         script,
         thresholds,
         spelling,
+        monitors,
     })
 }
 
@@ -310,15 +328,16 @@ impl Prepared {
     /// `extra(worker)` (`|_| ()` for none); `observe` sees the finished
     /// per-second rows about every 50 ms; `stop` ends the run early.
     pub fn execute<X: Sink>(
-        self,
+        mut self,
         extra: impl FnMut(usize) -> X,
         observe: impl FnMut(&[SecondRow]),
         stop: &StopHandle,
     ) -> Result<Finished<X>, Error> {
+        let monitors = self.monitors.take();
         let mut done = match &self.script {
             Script::Request => {
                 let flow = fixed_flow(&self.plan);
-                let (mut done, flows) = self.drive(&[], extra, flow, observe, stop)?;
+                let (mut done, flows) = self.drive(&[], extra, flow, observe, stop, monitors)?;
                 let dropped = flows.iter().map(engine::Fixed::cookies_dropped).sum();
                 cookies_dropped(&mut done.result, dropped);
                 done
@@ -326,7 +345,7 @@ impl Prepared {
             Script::Scenario(sc) => {
                 let names: Vec<String> = sc.steps().iter().map(|s| s.name.clone()).collect();
                 let flow = |_| ScenarioFlow::new(sc.runner());
-                let (mut done, flows) = self.drive(&names, extra, flow, observe, stop)?;
+                let (mut done, flows) = self.drive(&names, extra, flow, observe, stop, monitors)?;
                 let (checks, cookies_dropped) = flow::checks(flows, &names);
                 done.result.checks = checks;
                 self::cookies_dropped(&mut done.result, cookies_dropped);
@@ -348,6 +367,7 @@ impl Prepared {
         flow: impl FnMut(usize) -> F,
         mut observe: impl FnMut(&[SecondRow]),
         handle: &StopHandle,
+        monitors: Option<monitor::Monitors>,
     ) -> Result<(Finished<X>, Vec<F>), Error> {
         let plan = &self.plan;
         let threads = engine::effective_threads(plan);
@@ -364,6 +384,8 @@ impl Prepared {
             .collect();
         let stop = AtomicBool::new(false);
         let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+        // The monitors' clock starts with the load's.
+        let monitoring = monitors.map(monitor::Monitors::start);
         let epoch = engine::clock_ns();
         let addr = self.addr;
         let outputs = std::thread::scope(|s| {
@@ -453,6 +475,8 @@ impl Prepared {
             }
             None => EndReason::Completed,
         };
+        // Whatever a monitor does, the run has ended: this returns at once.
+        let monitored = monitoring.map(monitor::Running::finish);
         let mut result = RunResult::build(
             &totals,
             rows,
@@ -485,6 +509,10 @@ impl Prepared {
             > 0
         {
             result.warnings.push(host::limits_note());
+        }
+        if let Some(mut m) = monitored {
+            monitor::conclude(&mut m, &result);
+            result.monitor = Some(m);
         }
         let done = Finished {
             result,

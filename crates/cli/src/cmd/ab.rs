@@ -132,13 +132,17 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
             "yace ab needs a URL, e.g. yace ab -n 1000 -c 10 http://127.0.0.1:8080/ (see yace ab -h)",
         ));
     };
-    let plan = flags::ab_plan(&a, &url)?;
+    let (plan, monitors) = crate::failure::both(
+        flags::ab_plan(&a, &url),
+        flags::monitors(&a.monitor.monitor, &a.monitor.interval),
+    )?;
     let prepared = driver::prepare(::run::Job {
         plan,
         target: ::run::TargetChoice::Url(url),
         script: ::run::Script::Request,
         thresholds: Vec::new(),
         spelling: &crate::flags::AbFlags,
+        monitors,
     })?;
     let csv_out = create_output("-e", a.csv.as_deref())?;
     let gnuplot_out = create_output("-g", a.gnuplot.as_deref())?;

@@ -504,6 +504,7 @@ impl Trials<'_> {
             script: Script::Request,
             thresholds: slos.to_vec(),
             spelling: &RunFlags,
+            monitors: monitor::Config::default(),
         };
         let prepared = if self.first {
             driver::prepare(job)?

@@ -21,9 +21,12 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
     // URL it will have (only its port differs), and with the thresholds in
     // the same round.
     let url = a.url.clone().unwrap_or_else(|| "http://127.0.0.1/".into());
-    let (plan, thresholds) = both(
-        flags::run_plan(&a, &url).map_err(|e| Failure::usage(e.render(&RunFlags))),
-        flags::thresholds(&a.thresholds, None),
+    let ((plan, thresholds), monitors) = both(
+        both(
+            flags::run_plan(&a, &url).map_err(|e| Failure::usage(e.render(&RunFlags))),
+            flags::thresholds(&a.thresholds, None),
+        ),
+        flags::monitors(&a.monitor.monitor, &a.monitor.interval),
     )?;
     let (target, plan) = match &a.url {
         Some(url) => (TargetChoice::Url(url.clone()), plan),
@@ -45,6 +48,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         script: Script::Request,
         thresholds,
         spelling: &RunFlags,
+        monitors,
     })?;
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
@@ -105,9 +109,12 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         }
     };
     let url = sc.base().expect("a base was given").url.clone();
-    let (plan, thresholds) = both(
-        flags::scenario_plan(&a, &sc, &url).map_err(|e| Failure::usage(e.render(&RunFlags))),
-        flags::scenario_thresholds(&a, &sc, file),
+    let ((plan, thresholds), monitors) = both(
+        both(
+            flags::scenario_plan(&a, &sc, &url).map_err(|e| Failure::usage(e.render(&RunFlags))),
+            flags::scenario_thresholds(&a, &sc, file),
+        ),
+        flags::monitors(&a.monitor.monitor, &a.monitor.interval),
     )?;
     if a.dry_run {
         let doc = serde_json::json!({
@@ -126,6 +133,7 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         script: Script::Scenario(Box::new(sc)),
         thresholds,
         spelling: &RunFlags,
+        monitors,
     })?;
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let junit_out = driver::create_output("--junit", a.junit.as_deref())?;

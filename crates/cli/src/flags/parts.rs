@@ -168,3 +168,38 @@ pub fn thresholds_of(
         Err(Failure::usage(bad.join("\n")))
     }
 }
+
+/// Parses `--monitor` specs and `--monitor-interval`, reporting every bad one.
+pub fn monitors(specs: &[String], interval: &str) -> Result<monitor::Config, Failure> {
+    let mut bad = Vec::new();
+    let mut ok = Vec::new();
+    for s in specs {
+        match monitor::Spec::parse(s) {
+            Ok(spec) => ok.push(spec),
+            Err(e) => bad.push(e),
+        }
+    }
+    let interval = match plan::parse_duration("--monitor-interval", interval) {
+        Ok(d) if d >= monitor::MIN_INTERVAL => d,
+        Ok(_) => {
+            bad.push(format!(
+                "--monitor-interval {interval}: at least {} ms (reading /proc and status pages \
+                 more often costs the server more than it tells)",
+                monitor::MIN_INTERVAL.as_millis()
+            ));
+            Duration::from_secs(1)
+        }
+        Err(e) => {
+            bad.push(e.to_string());
+            Duration::from_secs(1)
+        }
+    };
+    if bad.is_empty() {
+        Ok(monitor::Config {
+            specs: ok,
+            interval,
+        })
+    } else {
+        Err(Failure::usage(bad.join("\n")))
+    }
+}

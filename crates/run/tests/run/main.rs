@@ -34,6 +34,7 @@ fn job(seconds: u64) -> Job {
         script: Script::Request,
         thresholds: vec![stats::threshold::Threshold::parse("errors<1%", None).unwrap()],
         spelling: &plan::Keys,
+        monitors: Default::default(),
     }
 }
 
