@@ -41,6 +41,11 @@ if [[ $QUICK == 0 ]]; then
     [ -x /usr/sbin/apache2 ] || need+=(apache2)
     compgen -G '/usr/lib/apache2/modules/libphp*.so' >/dev/null || need+=(libapache2-mod-php)
     compgen -G '/usr/sbin/php-fpm*' >/dev/null || need+=(php-fpm)
+    # The monitors tests' targets (crates/cli/tests/stacks/daemons.rs): a
+    # node_exporter for --monitor node:/prom:, an sshd (and ssh) for ssh:.
+    [ -x /usr/bin/prometheus-node-exporter ] || need+=(prometheus-node-exporter)
+    [ -x /usr/sbin/sshd ] || need+=(openssh-server)
+    [ -x /usr/bin/ssh ] || need+=(openssh-client)
 fi
 command -v ab >/dev/null 2>&1 || need+=(apache2-utils)
 # xmllint: JUnit reports are validated against the JUnit schema.
@@ -57,8 +62,8 @@ if [ ${#need[@]} -gt 0 ]; then
   log "installing ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive
-  # policy-rc.d keeps Debian from starting the system nginx, apache2 and
-  # php-fpm services on install.
+  # policy-rc.d keeps Debian from starting the system nginx, apache2,
+  # php-fpm, node_exporter and sshd services on install.
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
     $SUDO chmod +x /usr/sbin/policy-rc.d

@@ -43,7 +43,7 @@ const SHORT_SETTLE: Duration = Duration::from_millis(250);
 const APACHE_MODULES: &str = "/usr/lib/apache2/modules";
 
 /// The stacks of our users' stories. All PHP stacks serve the same docroot
-/// (`stacks/www`): `/index.html`, `/hello.php`, `/sleep.php?ms=N`,
+/// (`stacks/www`): `/index.html`, `/hello.php`, `/sleep.php?ms=N`, `/cpu.php?ms=N`,
 /// `/session.php?ms=N`, `/random.php`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StackKind {
@@ -92,6 +92,20 @@ impl StackKind {
             StackKind::ApachePreforkModPhp | StackKind::ApacheEventPhpFpm => Server::Apache,
         }
     }
+}
+
+/// The status pages a stack serves (loopback only, never in the access
+/// logs): what `yace --monitor nginx:URL` / `apache:URL` / `fpm:URL` read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusPage {
+    /// nginx's `stub_status` at `/nginx_status` (`Active connections: N` ...).
+    Nginx,
+    /// mod_status at `/server-status?auto` (`BusyWorkers: N` ...), on the
+    /// Apache that serves the stack (the backend in `NginxProxyApache`).
+    Apache,
+    /// php-fpm's `pm.status_path` at `/fpm-status?json`, through the front
+    /// server (`"active processes"` ...).
+    Fpm,
 }
 
 /// Which server wrote a log. The two count a response body differently
@@ -193,6 +207,32 @@ impl Stack {
     pub fn backend_url(&self, path: &str) -> Option<String> {
         self.backend_port
             .map(|port| format!("http://127.0.0.1:{port}{path}"))
+    }
+
+    /// The full URL of status page `which`, if this stack has it:
+    /// nginx's on the nginx stacks, Apache's on those with an Apache
+    /// (`NginxProxyApache`: the backend's port), php-fpm's on the php-fpm
+    /// stacks (through the front server).
+    pub fn status_url(&self, which: StatusPage) -> Option<String> {
+        let nginx = self.kind.front_server() == Server::Nginx;
+        match which {
+            StatusPage::Nginx => nginx.then(|| self.url("/nginx_status")),
+            StatusPage::Apache => match self.kind {
+                StackKind::NginxProxyApache => self.backend_url("/server-status?auto"),
+                _ if !nginx => Some(self.url("/server-status?auto")),
+                _ => None,
+            },
+            StatusPage::Fpm => self.fpm_master_pid().map(|_| self.url("/fpm-status?json")),
+        }
+    }
+
+    /// The php-fpm master's PID (its workers are its children), on the
+    /// php-fpm stacks.
+    pub fn fpm_master_pid(&self) -> Option<u32> {
+        self.procs
+            .iter()
+            .find(|p| p.name == "php-fpm")
+            .map(|p| p.child.id())
     }
 
     /// The front server's log, once its line count has not changed for 1 s
@@ -638,7 +678,14 @@ impl Tools {
         }
         if apache {
             tools.apache2 = file("/usr/sbin/apache2", "apache2");
-            let mut modules = vec!["mod_authz_core", "mod_mime", "mod_dir"];
+            let mut modules = vec![
+                "mod_authz_core",
+                "mod_authz_host",
+                "mod_mime",
+                "mod_dir",
+                "mod_setenvif",
+                "mod_status",
+            ];
             if kind == StackKind::ApacheEventPhpFpm {
                 modules.extend(["mod_mpm_event", "mod_proxy", "mod_proxy_fcgi"]);
             } else {

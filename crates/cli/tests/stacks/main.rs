@@ -1,13 +1,17 @@
 //! Real web stacks (nginx, Apache prefork/event, mod_php, php-fpm from
 //! Debian's packages) started on loopback from the configs in `stacks/`:
 //! the harness others test `yace ab` against, and tests that each stack
-//! serves the pages and logs exactly what it served.
+//! serves the pages and logs exactly what it served. Also the daemons
+//! `--monitor` reads (`daemons.rs`: node_exporter, sshd) and a check that
+//! they start and stop cleanly.
 //!
 //! Needs the packages `scripts/test.sh` installs; a missing one fails the
 //! test with a message saying so.
 
 mod ab;
 mod client;
+pub mod daemons;
+mod daemons_check;
 pub mod harness;
 mod lifecycle;
 mod pages;

@@ -1,8 +1,8 @@
 //! Every stack serves each page with the right status and body, and its
 //! access log has exactly one matching line per request.
 
-use crate::client::{Conn, Response};
-use crate::harness::{LogEntry, Server, Stack, StackKind};
+use crate::client::{get_once, Conn, Response};
+use crate::harness::{LogEntry, Server, Stack, StackKind, StatusPage};
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -29,6 +29,37 @@ fn apache_event_php_fpm() {
 #[test]
 fn nginx_proxy_apache() {
     check_pages(StackKind::NginxProxyApache);
+}
+
+/// The status pages (`yace --monitor`'s targets) answer, and stay out of
+/// the access logs.
+#[test]
+fn status_pages() {
+    let expect = [
+        (StatusPage::Nginx, "Active connections:"),
+        (StatusPage::Apache, "BusyWorkers:"),
+        (StatusPage::Fpm, "\"active processes\""),
+    ];
+    for kind in [StackKind::NginxPhpFpm, StackKind::ApacheEventPhpFpm] {
+        let stack = Stack::start(kind);
+        let name = stack.name();
+        let pid = stack.fpm_master_pid().expect("php-fpm master pid");
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        assert!(comm.starts_with("php-fpm"), "{name}: pid {pid} is {comm:?}");
+        let mut served = 0;
+        for (page, text) in expect {
+            let Some(url) = stack.status_url(page) else {
+                continue;
+            };
+            served += 1;
+            let rest = url.strip_prefix("http://").unwrap();
+            let r = get_once(&url, &rest[rest.find('/').unwrap()..], &[]);
+            assert_eq!(r.status, 200, "{name} {url}: {r:?}");
+            assert!(r.text().contains(text), "{name} {url}: {}", r.text());
+        }
+        assert_eq!(served, 2, "{name}: one front-server page and php-fpm's");
+        assert_eq!(stack.access_log(), vec![], "{name}: status pages logged");
+    }
 }
 
 const SLEEP_MS: u64 = 200;
