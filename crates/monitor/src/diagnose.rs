@@ -386,3 +386,164 @@ fn times(n: f64) -> String {
         format!("{n} times")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stats::monitor::{MetricKind, SourceState};
+
+    fn result(local: bool, saturated: bool) -> RunResult {
+        let mut r: RunResult = serde_json::from_str(include_str!(
+            "../../report/tests/render/fixtures/closed.json"
+        ))
+        .unwrap();
+        r.environment.target_is_local = local;
+        r.client.saturated = saturated;
+        r.client.busiest_thread = if saturated { 0.97 } else { 0.3 };
+        r
+    }
+
+    fn metric(name: &str, kind: MetricKind, values: &[f64], increase: Option<f64>) -> Metric {
+        Metric {
+            name: name.into(),
+            unit: "count".into(),
+            kind,
+            values: values.iter().map(|v| Some(*v)).collect(),
+            increase,
+        }
+    }
+
+    fn gauge(name: &str, values: &[f64]) -> Metric {
+        metric(name, MetricKind::Gauge, values, None)
+    }
+
+    fn rate(name: &str, increase: f64) -> Metric {
+        metric(
+            name,
+            MetricKind::Rate,
+            &[0.0, increase / 3.0, increase / 3.0, increase / 3.0],
+            Some(increase),
+        )
+    }
+
+    fn source(kind: &str, metrics: Vec<Metric>) -> Source {
+        Source {
+            spec: kind.into(),
+            kind: kind.into(),
+            label: kind.into(),
+            state: SourceState::Ok,
+            error: None,
+            failures: 0,
+            cpu_s: None,
+            t: vec![0.0, 1.0, 2.0, 3.0],
+            metrics,
+        }
+    }
+
+    fn codes(sources: Vec<Source>, r: &RunResult) -> Vec<String> {
+        let mut m = Monitoring {
+            interval_s: 1.0,
+            sources,
+            ..Default::default()
+        };
+        conclude(&mut m, r);
+        m.diagnoses.into_iter().map(|d| d.code).collect()
+    }
+
+    fn node(busy: &[f64], extra: Vec<Metric>) -> Source {
+        let mut m = vec![
+            metric("cpu_busy", MetricKind::Rate, busy, Some(2.0)),
+            gauge("cpus", &[2.0; 4]),
+            gauge("load1", &[0.5; 4]),
+        ];
+        m.extend(extra);
+        source("node", m)
+    }
+
+    #[test]
+    fn a_quiet_server_has_nothing_to_say() {
+        let r = result(false, false);
+        assert!(codes(vec![node(&[20.0, 30.0, 25.0, 20.0], vec![])], &r).is_empty());
+    }
+
+    #[test]
+    fn the_client_is_named_when_it_is_the_limit() {
+        let r = result(false, true);
+        let c = codes(vec![node(&[20.0, 30.0, 25.0, 20.0], vec![])], &r);
+        assert_eq!(c, ["client_bound"]);
+        // A saturated server is not the client's fault.
+        let c = codes(vec![node(&[95.0, 99.0, 98.0, 97.0], vec![])], &r);
+        assert_eq!(c, ["server_cpu_saturated"]);
+    }
+
+    #[test]
+    fn kernel_and_server_limits() {
+        let r = result(true, false);
+        let sys = source(
+            "system",
+            vec![
+                metric("cpu_busy", MetricKind::Rate, &[10.0; 4], Some(1.0)),
+                gauge("cpus", &[2.0; 4]),
+                rate("listen_overflows", 12.0),
+                rate("listen_drops", 12.0),
+                gauge("tcp_port_time_wait", &[100.0, 6000.0, 9000.0, 12000.0]),
+                gauge("mem_total_bytes", &[8e9; 4]),
+                gauge("mem_available_bytes", &[4e9, 2e9, 5e8, 1e9]),
+            ],
+        );
+        let nginx = source(
+            "nginx",
+            vec![rate("accepts", 1000.0), rate("handled", 990.0)],
+        );
+        let apache = source(
+            "apache",
+            vec![
+                gauge("busy_workers", &[10.0, 150.0, 150.0, 150.0]),
+                gauge("idle_workers", &[140.0, 0.0, 0.0, 0.0]),
+            ],
+        );
+        let c = codes(vec![sys, nginx, apache], &r);
+        assert_eq!(
+            c,
+            [
+                "apache_out_of_workers",
+                "listen_overflow",
+                "nginx_dropped",
+                "memory_low",
+                "time_wait"
+            ]
+        );
+    }
+
+    #[test]
+    fn cpu_per_request_prefers_the_servers_processes() {
+        let r = result(true, false);
+        let responses = r.summary.responses as f64;
+        let p = source(
+            "process",
+            vec![metric("cpu", MetricKind::Rate, &[0.0, 50.0], Some(1.5))],
+        );
+        let sys = source(
+            "system",
+            vec![
+                metric("cpu_busy", MetricKind::Rate, &[10.0; 4], Some(9.0)),
+                gauge("cpus", &[2.0; 4]),
+            ],
+        );
+        let mut m = Monitoring {
+            sources: vec![sys.clone(), p],
+            ..Default::default()
+        };
+        conclude(&mut m, &r);
+        assert_eq!(m.server.cpu_ms_per_request, Some(1.5 * 1000.0 / responses));
+        // Without them: the machine's busy CPU minus yace's own.
+        let mut m = Monitoring {
+            sources: vec![sys],
+            ..Default::default()
+        };
+        conclude(&mut m, &r);
+        let expect = (9.0 - r.client.cpu_s).max(0.0) * 1000.0 / responses;
+        assert_eq!(m.server.cpu_ms_per_request, Some(expect));
+        assert_eq!(m.server.load_per_cpu_max, None);
+    }
+}

@@ -144,7 +144,9 @@ fn sample(
         let t = begun.duration_since(started).as_secs_f64();
         let read = src.read(interval);
         let took = begun.elapsed();
+        let cpu = thread_cpu_s();
         let mut st = store.lock().unwrap_or_else(|e| e.into_inner());
+        st.cpu_s = cpu.or(st.cpu_s);
         match read {
             Ok(r) if took <= interval => {
                 st.push(t, &r);
@@ -179,6 +181,12 @@ fn sample(
             due += interval;
         }
     }
+}
+
+/// The CPU time this thread has used, from /proc/thread-self/stat.
+fn thread_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    crate::procfs::parse_proc_stat(0, &stat, "").map(|p| p.cpu_s)
 }
 
 /// A running set of monitors.
@@ -231,6 +239,7 @@ struct Store {
     state: SourceState,
     error: Option<String>,
     failures: u64,
+    cpu_s: Option<f64>,
     t: Vec<f64>,
     names: Vec<(String, &'static str, Kind)>,
     cols: Vec<Vec<Option<f64>>>,
@@ -254,6 +263,7 @@ impl Store {
             state: SourceState::Ok,
             error: None,
             failures: 0,
+            cpu_s: None,
             t: Vec::new(),
             names: Vec::new(),
             cols: Vec::new(),
@@ -345,6 +355,7 @@ impl Store {
             state: self.state,
             error: self.error,
             failures: self.failures,
+            cpu_s: self.cpu_s,
             t: self
                 .t
                 .iter()

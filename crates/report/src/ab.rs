@@ -341,6 +341,24 @@ pub fn report(r: &RunResult, style: &AbStyle, mut w: impl Write) -> io::Result<(
             percentile_table(r, &mut w)?;
         }
     }
+    if let Some(m) = &r.monitor {
+        // Not ab's: what --monitor saw of the server, in yace's words.
+        writeln!(w, "\nServer (yace --monitor):")?;
+        for line in crate::monitor::figures(m, crate::lang::Lang::En) {
+            writeln!(w, "  {line}")?;
+        }
+        for line in crate::monitor::sources(m, crate::lang::Lang::En) {
+            writeln!(w, "  monitor {line}")?;
+        }
+        for d in &m.diagnoses {
+            let tag = if d.severity == "problem" {
+                "PROBLEM"
+            } else {
+                "note"
+            };
+            writeln!(w, "  {tag}: {}\n    fix: {}", d.message, d.fix)?;
+        }
+    }
     let notes = notes(r, style);
     if !notes.is_empty() {
         writeln!(w, "\nyace notes (where this differs from ab):")?;

@@ -222,6 +222,9 @@ fn zh(en: &str) -> Option<&'static str> {
         "Server" => "服务器",
         "Monitors" => "监控",
         "Diagnoses" => "诊断",
+        "Problem" => "问题",
+        "watching cost this client {} CPU-s ({}% of one CPU)" => "监控占用本客户端 {} CPU 秒（单个 CPU 的 {}%）",
+        "Note" => "提示",
         "fix" => "解决",
         // The load model, in words.
         "keep-alive" => "长连接（keep-alive）",

@@ -355,6 +355,31 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
             writeln!(w, "- {}", cell(&x))?;
         }
     }
+    if let Some(m) = &r.monitor {
+        writeln!(w, "\n## {}\n", t("Server"))?;
+        for line in crate::monitor::figures(m, lang) {
+            writeln!(w, "- {}", cell(&line))?;
+        }
+        for d in &m.diagnoses {
+            let (message, fix) = crate::monitor::diagnosis(d, lang);
+            let mark = if d.severity == "problem" {
+                format!("**{}**", t("Problem"))
+            } else {
+                t("Note").to_string()
+            };
+            writeln!(
+                w,
+                "- {mark}: {} {}: {}",
+                cell(&message),
+                t("fix"),
+                cell(&fix)
+            )?;
+        }
+        writeln!(w, "\n{}:\n", t("Monitors"))?;
+        for line in crate::monitor::sources(m, lang) {
+            writeln!(w, "- {}", cell(&line))?;
+        }
+    }
     if !r.series.is_empty() {
         writeln!(w, "\n## {}\n", t("Per second"))?;
         writeln!(

@@ -185,3 +185,19 @@ pub fn diagnosis(d: &Diagnosis, lang: Lang) -> (String, String) {
     };
     (m, f)
 }
+
+/// What watching cost the client: the monitor threads' CPU over the run.
+pub fn cost(m: &Monitoring, duration_s: f64, lang: Lang) -> Option<String> {
+    let cpu: f64 = m.sources.iter().filter_map(|s| s.cpu_s).sum();
+    if m.sources.iter().all(|s| s.cpu_s.is_none()) || duration_s <= 0.0 {
+        return None;
+    }
+    Some(trf(
+        lang,
+        "watching cost this client {} CPU-s ({}% of one CPU)",
+        &[
+            &format!("{cpu:.3}"),
+            &format!("{:.2}", 100.0 * cpu / duration_s),
+        ],
+    ))
+}

@@ -523,7 +523,7 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
         )
     )?;
     if let Some(m) = &r.monitor {
-        server(m, &mut w, lang)?;
+        server(m, s.duration_s, &mut w, lang)?;
     }
     let shown_above = r.shortfall.as_ref().map(|s| s.message.as_str());
     for warning in r
@@ -541,7 +541,12 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
 }
 
 /// The server's side (`--monitor`): figures, sources, diagnoses with fixes.
-fn server(m: &stats::monitor::Monitoring, w: &mut impl Write, lang: Lang) -> io::Result<()> {
+fn server(
+    m: &stats::monitor::Monitoring,
+    duration_s: f64,
+    w: &mut impl Write,
+    lang: Lang,
+) -> io::Result<()> {
     let pad = "              ";
     for (i, line) in crate::monitor::figures(m, lang).iter().enumerate() {
         if i == 0 {
@@ -556,6 +561,9 @@ fn server(m: &stats::monitor::Monitoring, w: &mut impl Write, lang: Lang) -> io:
         } else {
             writeln!(w, "{pad}{line}")?;
         }
+    }
+    if let Some(c) = crate::monitor::cost(m, duration_s, lang) {
+        writeln!(w, "{pad}{c}")?;
     }
     for d in &m.diagnoses {
         let (message, fix) = crate::monitor::diagnosis(d, lang);

@@ -40,6 +40,10 @@ pub struct Source {
     pub error: Option<String>,
     /// Reads that failed (each a `null` sample).
     pub failures: u64,
+    /// What watching cost this client: the CPU seconds its thread used
+    /// (reading, parsing; for `ssh:`, not the ssh process itself).
+    #[serde(default)]
+    pub cpu_s: Option<f64>,
     /// Sample times, seconds from the run's start.
     pub t: Vec<f64>,
     pub metrics: Vec<Metric>,
