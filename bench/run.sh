@@ -8,7 +8,9 @@
 #   YACE=/path/to/yace bench/run.sh               # skip `cargo build`
 #
 # Environment (defaults in brackets):
-#   TOOLS     comma list of wrk,yace,h2load          [wrk,yace,h2load]
+#   TOOLS     comma list of wrk,yace,yace-mon,h2load [wrk,yace,h2load]
+#             (yace-mon: yace with --monitor system, pid: and nginx: on —
+#             what watching the server costs the client)
 #             (wrk runs the HTTP/1.1 modes, h2load the h2 mode, yace all)
 #   MODES     comma list of keepalive,close,conn10k,https,h2  [all five]
 #   H2_STREAMS  h2 mode: concurrent streams per connection (h2load -m, yace --streams) [10]
@@ -59,7 +61,7 @@ DUR=${BASH_REMATCH[1]}
 
 IFS=, read -r -a TOOL_LIST <<<"$TOOLS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
-for t in "${TOOL_LIST[@]}"; do [[ $t == wrk || $t == yace || $t == h2load ]] || die "unknown tool '$t' (wrk, yace, h2load)"; done
+for t in "${TOOL_LIST[@]}"; do [[ $t == wrk || $t == yace || $t == yace-mon || $t == h2load ]] || die "unknown tool '$t' (wrk, yace, yace-mon, h2load)"; done
 for m in "${MODE_LIST[@]}"; do
     [[ $m == keepalive || $m == close || $m == conn10k || $m == https || $m == h2 ]] || die "unknown mode '$m' (keepalive, close, conn10k, https, h2)"
 done
@@ -70,7 +72,7 @@ has_mode() { [[ ",$MODES," == *",$1,"* ]]; }
 # the HTTP/2 reference (nghttp2).
 peer_for() { [[ $1 == h2 ]] && echo h2load || echo wrk; }
 applies() {   # tool mode: does this tool run in this mode?
-    [[ $1 == yace ]] || [[ $1 == "$(peer_for "$2")" ]]
+    [[ $1 == yace || $1 == yace-mon ]] || [[ $1 == "$(peer_for "$2")" ]]
 }
 
 # Connections per mode.
@@ -118,7 +120,7 @@ install_deps
 nginx -V 2>&1 | grep -q stub_status || die "this nginx lacks the stub_status module"
 
 # ------------------------------------------------------------------- yace --
-if has_tool yace; then
+if has_tool yace || has_tool yace-mon; then
     if [[ -z ${YACE:-} ]]; then
         log "building yace: cargo build --release -p yace"
         (cd "$REPO" && cargo build --release -p yace) >&2
@@ -289,8 +291,13 @@ client_cmd() {   # tool mode -> prints argv, one word per line
             [[ $mode == close ]] && printf '%s\n' -H 'Connection: close'
             printf '%s\n' "$url"
             ;;
-        yace)
+        yace|yace-mon)
             printf '%s\n' taskset -c 1 "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s"
+            # What watching the server costs: this machine's /proc (TCP
+            # states on the port included), nginx's worker and its
+            # stub_status, read every second on the client's core.
+            [[ $tool == yace-mon ]] && printf '%s\n' --monitor system --monitor "pid:$NGINX_WORKER_PID" \
+                --monitor "nginx:http://127.0.0.1:$PORT/nginx_status" --json "$OUT_DIR/yace-mon-$mode.json"
             [[ $mode == close ]] && printf '%s\n' --no-keepalive
             [[ $mode == https || $mode == h2 ]] && printf '%s\n' --insecure
             [[ $mode == h2 ]] && printf '%s\n' --http2 --streams "$H2_STREAMS"
@@ -497,13 +504,31 @@ print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---
 for (mode, tool), st in stats.items():
     ratio = ""
     peer = stats.get((mode, "h2load" if mode == "h2" else "wrk"))
-    if tool == "yace" and peer and peer["rpc"] and st["rpc"]:
+    if tool in ("yace", "yace-mon") and peer and peer["rpc"] and st["rpc"]:
         ratio = f"**{st['rpc'] / peer['rpc']:.3f}**"
+    plain = stats.get((mode, "yace"))
+    if tool == "yace-mon" and plain and plain["rpc"] and st["rpc"]:
+        ratio += f" (monitors cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
     print(f"| {mode} | {st['conns']} | {tool} | {st['runs']} | {fmt(st['rps'], ',.0f')} | {fmt(st['rpc'], ',.0f')} "
           f"| {fmt(st['uus'], '.3f')} | {fmt(st['sus'], '.3f')} | {fmt(st['rss'], '.1f')} | {fmt(st['act'], '.0f')} | {ratio} |")
 PY
     echo
     echo "req/s = requests counted by nginx stub_status ÷ wall time of the run; req/CPU-s = the same count ÷ the client's user+sys seconds (GNU time)."
+    if has_tool yace-mon; then
+        for f in "$OUT_DIR"/yace-mon-*.json; do
+            [[ -e $f ]] || continue
+            python3 - "$f" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["summary"]["duration_s"]
+parts = [f"{s['spec'].split(':')[0]} {100 * (s.get('cpu_s') or 0) / d:.2f}%" for s in r["monitor"]["sources"]]
+mode = sys.argv[1].rsplit("yace-mon-", 1)[1][:-5]
+print(f"yace-mon ({mode}, last rep): the monitor threads' own CPU, as % of one core: {', '.join(parts)}; "
+      f"{len(r['monitor']['sources'][0]['t'])} samples each.")
+print()
+PY
+        done
+    fi
     echo "The ratio is yace's median req/CPU-s ÷ its peer's: wrk for the HTTP/1.1 modes, h2load for h2 (> 1: yace does more work per CPU-second). h2 mode: HTTPS with ALPN h2, $H2_STREAMS streams per connection."
     if (( ${#WARNINGS[@]} )); then
         echo

@@ -125,19 +125,38 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> Vec<Diagnosis> {
     let f = &m.server;
     let mb = |b: f64| b / (1024.0 * 1024.0);
 
-    // php-fpm's pool was full.
+    // php-fpm's pool was full: it said so (`max children reached` grew;
+    // php-fpm counts it once per episode, not per request turned away), or
+    // no child was idle in two samples or more.
     for s in of_kind(m, "fpm") {
-        let reached = metric(s, "max_children_reached").and_then(|c| c.increase);
+        let reached = metric(s, "max_children_reached")
+            .and_then(|c| c.increase)
+            .unwrap_or(0.0);
         let queue = metric(s, "listen_queue")
             .and_then(Metric::max)
-            .unwrap_or(0.0);
-        let max_queue = metric(s, "max_listen_queue")
-            .and_then(Metric::max)
-            .unwrap_or(0.0);
+            .unwrap_or(0.0)
+            .max(
+                metric(s, "max_listen_queue")
+                    .and_then(Metric::max)
+                    .unwrap_or(0.0),
+            );
         let total = metric(s, "total_processes")
             .and_then(Metric::max)
             .unwrap_or(0.0);
-        if let Some(n) = reached.filter(|n| *n > 0.0) {
+        let (full, n) = match (metric(s, "active_processes"), metric(s, "idle_processes")) {
+            (Some(a), Some(i)) => {
+                let pairs: Vec<(f64, f64)> = a
+                    .values
+                    .iter()
+                    .zip(&i.values)
+                    .filter_map(|(a, i)| Some(((*a)?, (*i)?)))
+                    .collect();
+                let full = pairs.iter().filter(|(a, i)| *i == 0.0 && *a > 0.0).count();
+                (full, pairs.len())
+            }
+            _ => (0, 0),
+        };
+        if reached > 0.0 || full >= 2 {
             let per_child = of_kind(m, "process")
                 .filter(|p| p.label.starts_with("php-fpm"))
                 .find_map(|p| {
@@ -148,28 +167,33 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> Vec<Diagnosis> {
             let mem = per_child
                 .map(|b| format!(" Each child took about {:.0} MB here.", mb(b)))
                 .unwrap_or_default();
+            let reached_words = if reached > 0.0 {
+                format!("; it reached pm.max_children {}", times(reached))
+            } else {
+                String::new()
+            };
+            let queue_words = if queue > 0.0 {
+                format!(" (up to {queue} in its listen queue)")
+            } else {
+                String::new()
+            };
             found.push(Found {
                 code: "fpm_max_children",
                 problem: true,
                 message: format!(
-                    "php-fpm reached pm.max_children {} during the run: all {} children were \
-                     busy, so requests waited for one{}.",
-                    times(n),
-                    total,
-                    if queue.max(max_queue) > 0.0 {
-                        format!(" (up to {} in its listen queue)", queue.max(max_queue))
-                    } else {
-                        String::new()
-                    }
+                    "php-fpm's pool was full: no idle child in {full} of {n} samples, all {total} \
+                     busy{reached_words}; requests waited for a child{queue_words}."
                 ),
                 fix: format!(
                     "Raise pm.max_children in the pool's config if memory allows (children × \
                      memory per child must fit), or make the slow pages faster.{mem}"
                 ),
                 figures: vec![
-                    ("max_children_reached", n),
+                    ("samples_full", full as f64),
+                    ("samples", n as f64),
+                    ("max_children_reached", reached),
                     ("processes", total),
-                    ("listen_queue_max", queue.max(max_queue)),
+                    ("listen_queue_max", queue),
                 ],
             });
         }

@@ -129,9 +129,9 @@ impl SystemFiles {
     }
 }
 
-/// Seconds per clock tick in /proc (USER_HZ: 100 on every Linux ABI yace
+/// Clock ticks per second in /proc (USER_HZ: 100 on every Linux ABI yace
 /// runs on; the kernel fixes it for user space whatever CONFIG_HZ is).
-const TICK_S: f64 = 0.01;
+const TICKS_PER_S: f64 = 100.0;
 
 fn cpu(stat: &str, r: &mut Reading) -> Result<(), String> {
     let mut cpus = 0;
@@ -148,7 +148,7 @@ fn cpu(stat: &str, r: &mut Reading) -> Result<(), String> {
     let total = total.ok_or("/proc/stat: no cpu line")?;
     let v: Vec<f64> = total
         .split_whitespace()
-        .map(|x| x.parse::<f64>().map(|t| t * TICK_S))
+        .map(|x| x.parse::<f64>().map(|t| t / TICKS_PER_S))
         .collect::<Result<_, _>>()
         .map_err(|_| "/proc/stat: unexpected cpu line")?;
     for (i, name) in [
@@ -267,7 +267,7 @@ pub fn parse_proc_stat(pid: u32, stat: &str, status: &str) -> Option<ProcStat> {
     let rss_kb = keyed(status, ':').get("VmRSS").copied().unwrap_or(0.0);
     Some(ProcStat {
         pid,
-        cpu_s: (num(14)? + num(15)?) * TICK_S,
+        cpu_s: (num(14)? + num(15)?) / TICKS_PER_S,
         threads: num(20)?,
         rss_bytes: rss_kb * 1024.0,
         open_files: None,

@@ -183,8 +183,18 @@ fn sample(
     }
 }
 
-/// The CPU time this thread has used, from /proc/thread-self/stat.
+/// The CPU time this thread has used: nanoseconds from
+/// /proc/thread-self/schedstat, else clock ticks from its stat.
 fn thread_cpu_s() -> Option<f64> {
+    if let Ok(s) = std::fs::read_to_string("/proc/thread-self/schedstat") {
+        if let Some(ns) = s
+            .split_whitespace()
+            .next()
+            .and_then(|n| n.parse::<f64>().ok())
+        {
+            return Some(ns / 1e9);
+        }
+    }
     let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
     crate::procfs::parse_proc_stat(0, &stat, "").map(|p| p.cpu_s)
 }

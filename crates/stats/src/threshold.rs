@@ -19,6 +19,16 @@ enum Metric {
     Checks,
     /// Failing checks: `checks_failed==0`, `checks_failed<1%`.
     ChecksFailed,
+    /// `--monitor`: the server machine's CPU busy, mean of the samples (%).
+    ServerCpu,
+    /// The same, highest sample (%).
+    ServerCpuMax,
+    /// The server's CPU time per response (a duration, like latencies).
+    ServerCpuPerReq,
+    /// Highest 1-minute load average per CPU (a number).
+    LoadPerCpu,
+    /// Problems the monitors diagnosed (a count).
+    ServerProblems,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,7 +58,9 @@ pub struct Threshold {
 pub use crate::result::ThresholdResult;
 
 const HELP: &str = "write METRIC OP VALUE, e.g. p99<200ms, mean<50ms, errors<1%, non_2xx<5%, \
-                    rps>500, dropped==0, checks>99%, checks_failed==0";
+                    rps>500, dropped==0, checks>99%, checks_failed==0; with --monitor: \
+                    server_cpu<80%, server_cpu_max<95%, server_cpu_per_req<5ms, load_per_cpu<1, \
+                    server_problems==0";
 
 fn parse_latency(v: &str) -> Option<f64> {
     let v = v.trim();
@@ -100,6 +112,11 @@ impl Threshold {
             "dropped" => Metric::Dropped,
             "checks" => Metric::Checks,
             "checks_failed" => Metric::ChecksFailed,
+            "server_cpu" => Metric::ServerCpu,
+            "server_cpu_max" => Metric::ServerCpuMax,
+            "server_cpu_per_req" => Metric::ServerCpuPerReq,
+            "load_per_cpu" => Metric::LoadPerCpu,
+            "server_problems" => Metric::ServerProblems,
             p if p.starts_with('p') => match p[1..].parse::<f64>() {
                 Ok(x) if (0.0..=100.0).contains(&x) => Metric::P(x),
                 _ => {
@@ -113,8 +130,13 @@ impl Threshold {
         let v = v.trim();
         let latency = matches!(
             metric,
-            Metric::P(_) | Metric::Mean | Metric::Max | Metric::Min
+            Metric::P(_) | Metric::Mean | Metric::Max | Metric::Min | Metric::ServerCpuPerReq
         );
+        if matches!(metric, Metric::ServerCpu | Metric::ServerCpuMax) && !v.trim().ends_with('%') {
+            return Err(format!(
+                "'{expr}': {m} is a share of the server's CPUs: write it with %, e.g. {m}<80%"
+            ));
+        }
         let (value, percent) = if latency {
             let us = parse_latency(v).ok_or_else(|| {
                 format!("'{expr}': '{v}' is not a duration with a unit (200ms, 1s, 500us)")
@@ -153,10 +175,24 @@ impl Threshold {
         matches!(self.metric, Metric::Checks | Metric::ChecksFailed)
     }
 
+    /// True for the server-side metrics, which need `--monitor`.
+    pub fn needs_monitor(&self) -> bool {
+        matches!(
+            self.metric,
+            Metric::ServerCpu
+                | Metric::ServerCpuMax
+                | Metric::ServerCpuPerReq
+                | Metric::LoadPerCpu
+                | Metric::ServerProblems
+        )
+    }
+
     /// The unit the actual value is reported in.
     fn unit(&self) -> &'static str {
         match self.metric {
-            Metric::P(_) | Metric::Mean | Metric::Max | Metric::Min => "ms",
+            Metric::P(_) | Metric::Mean | Metric::Max | Metric::Min | Metric::ServerCpuPerReq => {
+                "ms"
+            }
             Metric::Rps => "req/s",
             _ if self.percent => "%",
             _ => "",
@@ -167,7 +203,9 @@ impl Threshold {
     /// for latencies, % for shares, else as written.
     pub fn bound_shown(&self) -> f64 {
         match self.metric {
-            Metric::P(_) | Metric::Mean | Metric::Max | Metric::Min => self.value / 1000.0,
+            Metric::P(_) | Metric::Mean | Metric::Max | Metric::Min | Metric::ServerCpuPerReq => {
+                self.value / 1000.0
+            }
             _ if self.percent => self.value * 100.0,
             _ => self.value,
         }
@@ -217,6 +255,23 @@ impl Threshold {
             Metric::Max => (latency.max_us, latency.max_us / 1000.0),
             Metric::Min => (latency.min_us, latency.min_us / 1000.0),
             Metric::Rps => (s.rps, s.rps),
+            Metric::ServerCpu
+            | Metric::ServerCpuMax
+            | Metric::ServerCpuPerReq
+            | Metric::LoadPerCpu
+            | Metric::ServerProblems => {
+                let Some(v) = self.server_value(r) else {
+                    // Not monitored, or no source told: not a pass.
+                    return ThresholdResult {
+                        expr: self.expr.clone(),
+                        step: self.step.clone(),
+                        actual: 0.0,
+                        passed: false,
+                        unit: "no data (--monitor)".to_owned(),
+                    };
+                };
+                v
+            }
             Metric::Errors
             | Metric::Non2xx
             | Metric::Dropped
@@ -258,6 +313,32 @@ impl Threshold {
             passed,
             unit: unit.to_owned(),
         }
+    }
+}
+
+impl Threshold {
+    /// A server-side metric's (compared, shown) values, if monitored.
+    fn server_value(&self, r: &RunResult) -> Option<(f64, f64)> {
+        let m = r.monitor.as_ref()?;
+        let f = &m.server;
+        Some(match self.metric {
+            Metric::ServerCpu => (f.cpu_mean_pct? / 100.0, f.cpu_mean_pct?),
+            Metric::ServerCpuMax => (f.cpu_max_pct? / 100.0, f.cpu_max_pct?),
+            Metric::ServerCpuPerReq => {
+                let ms = f.cpu_ms_per_request?;
+                (ms * 1000.0, ms)
+            }
+            Metric::LoadPerCpu => (f.load_per_cpu_max?, f.load_per_cpu_max?),
+            Metric::ServerProblems => {
+                let n = m
+                    .diagnoses
+                    .iter()
+                    .filter(|d| d.severity == "problem")
+                    .count() as f64;
+                (n, n)
+            }
+            _ => return None,
+        })
     }
 }
 
@@ -304,6 +385,48 @@ mod tests {
         assert_eq!((t.metric, t.op, t.value), (Metric::Rps, Op::Ge, 500.0));
         assert_eq!(Threshold::parse("p99.9<1s", None).unwrap().value, 1e6);
         assert_eq!(Threshold::parse("dropped==0", None).unwrap().op, Op::Eq);
+    }
+
+    #[test]
+    fn server_side_thresholds_read_the_monitor() {
+        use crate::monitor::{Diagnosis, Monitoring, ServerFigures};
+        let mut r: RunResult = serde_json::from_str(include_str!(
+            "../../report/tests/render/fixtures/closed.json"
+        ))
+        .unwrap();
+        let t = Threshold::parse("server_cpu<80%", None).unwrap();
+        assert!(t.needs_monitor());
+        let unmonitored = t.evaluate(&r);
+        assert!(!unmonitored.passed);
+        assert!(unmonitored.unit.contains("--monitor"));
+        r.monitor = Some(Monitoring {
+            server: ServerFigures {
+                cpu_mean_pct: Some(72.0),
+                cpu_max_pct: Some(97.0),
+                cpu_ms_per_request: Some(0.25),
+                load_per_cpu_max: Some(1.5),
+                ..Default::default()
+            },
+            diagnoses: vec![Diagnosis {
+                code: "server_cpu_saturated".into(),
+                severity: "problem".into(),
+                message: String::new(),
+                fix: String::new(),
+                figures: Default::default(),
+            }],
+            ..Default::default()
+        });
+        let ev = |e: &str| {
+            let x = Threshold::parse(e, None).unwrap().evaluate(&r);
+            (x.passed, x.actual, x.unit)
+        };
+        assert_eq!(ev("server_cpu<80%"), (true, 72.0, "%".into()));
+        assert_eq!(ev("server_cpu_max<95%"), (false, 97.0, "%".into()));
+        assert_eq!(ev("server_cpu_per_req<1ms"), (true, 0.25, "ms".into()));
+        assert_eq!(ev("load_per_cpu<1"), (false, 1.5, "".into()));
+        assert_eq!(ev("server_problems==0"), (false, 1.0, "".into()));
+        let e = Threshold::parse("server_cpu<80", None).unwrap_err();
+        assert!(e.contains("write it with %"), "{e}");
     }
 
     #[test]

@@ -256,8 +256,21 @@ fn line(n: usize, t: &Trial, v: &Verdict, r: &RunResult) -> String {
         Verdict::Fail { why } => format!("FAIL: {why}"),
         Verdict::Invalid { why } => format!("NOT VALID: {why}"),
     };
+    // What the monitors saw go wrong on the server, by code.
+    let server: Vec<&str> = r
+        .monitor
+        .iter()
+        .flat_map(|m| &m.diagnoses)
+        .filter(|d| d.severity == "problem")
+        .map(|d| d.code.as_str())
+        .collect();
+    let server = if server.is_empty() {
+        String::new()
+    } else {
+        format!("   [server: {}]", server.join(", "))
+    };
     format!(
-        "  {n:>2}  {stage:<8} {:>10}/s for {:>4} s   {:>9.1} responses/s  p99 {:>9}  errors {:.2}%   {what}",
+        "  {n:>2}  {stage:<8} {:>10}/s for {:>4} s   {:>9.1} responses/s  p99 {:>9}  errors {:.2}%   {what}{server}",
         fmt_rate(t.rate),
         t.seconds,
         r.summary.rps,
@@ -278,10 +291,15 @@ fn fmt_rate(r: f64) -> String {
 pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
     refuse_run_flags(&a)?;
     // Every SLO and frontier level checked in one round, before anything starts.
-    let (slos, frontier) = crate::failure::both(
-        flags::thresholds_of("--slo", &a.slo, None),
-        flags::thresholds_of("--frontier", &a.frontier, None),
+    let ((slos, frontier), monitors) = crate::failure::both(
+        crate::failure::both(
+            flags::thresholds_of("--slo", &a.slo, None),
+            flags::thresholds_of("--frontier", &a.frontier, None),
+        ),
+        flags::monitors(&a.run.monitor.monitor, &a.run.monitor.interval),
     )?;
+    flags::monitored("--slo", &slos, &monitors)?;
+    flags::monitored("--frontier", &frontier, &monitors)?;
     let (cfg, budget_s, cool_down) = config(&a)?;
     // The request flags are checked once, before anything starts.
     let mut probe_args = a.run.clone();
@@ -357,6 +375,7 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
         first: true,
         n: 0,
         started_at: None,
+        monitors,
     };
     let mut found: Vec<Level> = Vec::new();
     let mut start = cfg.start_rate;
@@ -416,6 +435,7 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
                 "slos": exprs,
                 "answer": level.answer,
                 "recommended": level.answer.max_rate.map(|m| [m * 0.7, m * 0.8]),
+                "ran_out": level.ran_out,
                 "figures": level.figures,
                 "slo_bounds": ts.iter().map(|t| serde_json::json!({
                     "expr": t.expr, "bound": t.bound_shown(), "latency": t.is_latency(),
@@ -453,6 +473,8 @@ struct Level {
     figures: Vec<serde_json::Value>,
     p99_at: Vec<(f64, String)>,
     interrupted: bool,
+    /// What the monitors saw run out at the lowest failing rate.
+    ran_out: Vec<stats::monitor::Diagnosis>,
 }
 
 /// What the searches share: the target, the budget, and every trial run
@@ -473,6 +495,8 @@ struct Trials<'a> {
     n: usize,
     /// When the search started: its first trial's start.
     started_at: Option<String>,
+    /// `--monitor`: read during every trial.
+    monitors: monitor::Config,
 }
 
 impl Trials<'_> {
@@ -504,7 +528,7 @@ impl Trials<'_> {
             script: Script::Request,
             thresholds: slos.to_vec(),
             spelling: &RunFlags,
-            monitors: monitor::Config::default(),
+            monitors: self.monitors.clone(),
         };
         let prepared = if self.first {
             driver::prepare(job)?
@@ -529,6 +553,23 @@ impl Trials<'_> {
                 .push(((trial.rate, trial.seconds), self.level, r.clone()));
         }
         Ok((r, false))
+    }
+
+    /// The problems the monitors diagnosed in the last trial run at `rate`.
+    fn ran_out_at(&self, rate: f64) -> Vec<stats::monitor::Diagnosis> {
+        self.cache
+            .iter()
+            .rev()
+            .find(|((r, _), _, _)| *r == rate)
+            .and_then(|(_, _, res)| res.monitor.as_ref())
+            .map(|m| {
+                m.diagnoses
+                    .iter()
+                    .filter(|d| d.severity == "problem")
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// One search to its end.
@@ -565,6 +606,7 @@ impl Trials<'_> {
                     figures,
                     p99_at,
                     interrupted: true,
+                    ran_out: Vec::new(),
                 });
             }
             let v = verdict(&r, slos);
@@ -597,11 +639,15 @@ impl Trials<'_> {
                 std::thread::sleep(self.cool_down);
             }
         };
+        let ran_out = answer
+            .failed_at
+            .map_or_else(Vec::new, |hi| self.ran_out_at(hi));
         Ok(Level {
             answer,
             figures,
             p99_at,
             interrupted: false,
+            ran_out,
         })
     }
 }
@@ -645,6 +691,12 @@ fn conclude(a: &FindMaxArgs, level: &Level) -> u8 {
                     fmt_rate(max * 0.7),
                     fmt_rate(max * 0.8)
                 );
+                    if let (Some(hi), false) = (answer.failed_at, level.ran_out.is_empty()) {
+                        println!("What ran out at {}/s (the monitors):", fmt_rate(hi));
+                        for d in &level.ran_out {
+                            println!("  - {}\n    fix: {}", d.message, d.fix);
+                        }
+                    }
                     if answer.end == End::Converged {
                         exit::OK
                     } else {

@@ -28,6 +28,7 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         ),
         flags::monitors(&a.monitor.monitor, &a.monitor.interval),
     )?;
+    flags::monitored("--threshold", &thresholds, &monitors)?;
     let (target, plan) = match &a.url {
         Some(url) => (TargetChoice::Url(url.clone()), plan),
         None => {
@@ -116,6 +117,7 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         ),
         flags::monitors(&a.monitor.monitor, &a.monitor.interval),
     )?;
+    flags::monitored("--threshold", &thresholds, &monitors)?;
     if a.dry_run {
         let doc = serde_json::json!({
             "plan": plan.redacted(),

@@ -11,7 +11,7 @@ mod scenario;
 mod spelling;
 
 pub use ab::ab_plan;
-pub use parts::{monitors, thresholds, thresholds_of};
+pub use parts::{monitored, monitors, thresholds, thresholds_of};
 pub use run::run_plan;
 pub use scenario::{scenario_plan, scenario_thresholds};
 pub use spelling::{AbFlags, RunFlags};

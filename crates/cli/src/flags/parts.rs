@@ -203,3 +203,21 @@ pub fn monitors(specs: &[String], interval: &str) -> Result<monitor::Config, Fai
         Err(Failure::usage(bad.join("\n")))
     }
 }
+
+/// Server-side thresholds (`server_cpu<80%`, …) need something to read
+/// them from: refused, naming the flag, when nothing is monitored.
+pub fn monitored(flag: &str, ts: &[Threshold], monitors: &monitor::Config) -> Result<(), Failure> {
+    let unread: Vec<&str> = ts
+        .iter()
+        .filter(|t| t.needs_monitor())
+        .map(|t| t.expr.as_str())
+        .collect();
+    if unread.is_empty() || !monitors.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::usage(format!(
+        "{flag} {}: a server-side figure needs --monitor (system when the server runs here, \
+         node:URL or ssh:HOST when it runs elsewhere; proc:NAME gives CPU per request)",
+        unread.join(", ")
+    )))
+}

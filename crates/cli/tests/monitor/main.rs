@@ -287,7 +287,7 @@ fn php_fpm_pool_too_small_and_cpu_bound_pages_are_diagnosed() {
         "{:?}",
         diagnoses(&r)
     );
-    assert!(text.contains("php-fpm reached pm.max_children"), "{text}");
+    assert!(text.contains("php-fpm's pool was full"), "{text}");
     assert!(text.contains("fix: Raise pm.max_children"), "{text}");
     assert_eq!(
         r["monitor"]["server"]["workers_busy_max"].as_f64(),

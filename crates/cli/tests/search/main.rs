@@ -10,7 +10,7 @@
 #[path = "../stacks/harness.rs"]
 mod harness;
 
-use harness::{Stack, StackKind};
+use harness::{Stack, StackKind, StatusPage};
 use std::process::Command;
 
 #[test]
@@ -32,6 +32,12 @@ fn find_max_finds_a_php_fpm_pools_capacity() {
             "4s",
         ])
         .args(["--cool-down", "1s", "--max-time", "150s", "-t", "1"])
+        // The monitors say what ran out: php-fpm's pool.
+        .arg("--monitor")
+        .arg(format!(
+            "fpm:{}",
+            stack.status_url(StatusPage::Fpm).unwrap()
+        ))
         .arg("--json")
         .arg(&json)
         .output()
@@ -56,6 +62,16 @@ fn find_max_finds_a_php_fpm_pools_capacity() {
     // capacity is a little under 200/s.
     assert!((170.0..=220.0).contains(&lo), "{lo}: {text}");
     assert!(hi >= 180.0 && lo <= 205.0, "{lo}..{hi}: {text}");
+    // Above the answer, php-fpm had no child to spare: said, with the fix.
+    assert!(text.contains("What ran out at "), "{text}");
+    let ran_out: Vec<&str> = doc["ran_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(ran_out.contains(&"fpm_max_children"), "{ran_out:?}: {text}");
+    assert!(text.contains("[server: fpm_max_children"), "{text}");
     // nginx served every trial's requests.
     let log = stack.access_log();
     let offered: f64 = a["trials"]
