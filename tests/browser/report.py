@@ -4,14 +4,18 @@ its embedded target write reports; headless Chromium opens each one and
 this script checks what a reader gets.
 
 For each page (a closed-model run, an open-model run, an interrupted run,
-an HTTP/2 run, a scenario run, several runs overlaid, and a run reported
-in Chinese with --lang zh): no console
+an HTTP/2 run, a scenario run, several runs overlaid, a run reported
+in Chinese with --lang zh, and the committed results of monitored runs,
+--monitor, in English and Chinese): no console
 error, no network request but the page itself, every chart drawn (pixels
 that are not background in its canvas), the hover tooltip shows values,
 the "show data" tables hold rows, the log-scale toggle redraws, the page
 reads with scripts off, it prints on A4, and `yace report PAGE.html -F
-json` gives back the very result the run wrote. Screenshots land in the
-output folder, to be looked at.
+json` gives back the very result the run wrote. A monitored run's page
+also has its Server section: the figures and diagnoses at the top, the
+sources (a dropped one marked), its charts drawn on the load charts' time
+axis and following their cursor. Screenshots land in the output folder,
+to be looked at.
 
 usage: tests/browser/report.py --yace target/debug/yace --out target/browser
 """
@@ -213,6 +217,106 @@ def chinese(browser, path):
     page.close()
 
 
+# What a monitored run's page shows of the server, and how its charts sit.
+SERVER = """
+(() => {
+  const plots = [...document.querySelectorAll('.plot')];
+  const time = plots.filter(p => p.yacePlot && p.dataset.kind === 'time');
+  const server = plots.filter(p => p.closest('section.server'));
+  return {
+    head: !!document.querySelector('section.server-head'),
+    section: !!document.querySelector('section.server'),
+    cards: document.querySelectorAll('.headline.server .card').length,
+    diagnoses: [...document.querySelectorAll('.diagnoses li')].map(e => e.innerText),
+    verdict: document.querySelector('.verdict').innerText,
+    sources: document.querySelectorAll('table.sources tr.source').length,
+    dropped: [...document.querySelectorAll('table.sources tr.source.dropped')].map(e => e.innerText),
+    charts: server.map(p => p.dataset.chart),
+    spans: time.map(p => [p.dataset.chart, p.yacePlot.scales.x.min, p.yacePlot.scales.x.max]),
+    tables: server.map(p => p.closest('figure').querySelectorAll('details tbody tr').length),
+  };
+})()
+"""
+
+# After hovering the first load chart: the time under every time chart's cursor.
+CURSORS = """
+(() => [...document.querySelectorAll('.plot')].filter(p => p.yacePlot && p.yacePlot.cursor.sync)
+  .map(p => { const u = p.yacePlot; return [p.dataset.chart, u.cursor.left >= 0 ? u.posToVal(u.cursor.left, 'x') : null]; }))()
+"""
+
+
+def monitored(browser, path, fixture, shots, name):
+    """A --monitor run's page: the Server section, on the run's time axis."""
+    print("%s: the server's side" % name)
+    want = json.load(open(fixture))["monitor"]
+    page = cdp.Page(browser)
+    page.goto("file://" + os.path.abspath(path))
+    browser.pump(0.3)
+    got = page.eval(SERVER)
+    check(got["head"] and got["section"], "the page has the Server figures and the Server section")
+    check(got["cards"] >= 3, "%d server figures at the top" % got["cards"])
+    problems = [d for d in want["diagnoses"] if d["severity"] == "problem"]
+    check(len(got["diagnoses"]) == len(want["diagnoses"]), "%d diagnoses shown" % len(got["diagnoses"]))
+    if name.endswith("zh"):
+        check(all("解决" in d for d in got["diagnoses"]), "each diagnosis with its fix, in Chinese")
+    else:
+        for d in want["diagnoses"]:
+            shown = any(d["message"] in g and d["fix"] in g for g in got["diagnoses"])
+            check(shown, "diagnosis %s: message and fix shown" % d["code"])
+        for d in problems:
+            check(d["message"] in got["verdict"], "problem %s said in the verdict" % d["code"])
+    check(got["sources"] == len(want["sources"]), "%d sources in the table" % got["sources"])
+    dropped = [s for s in want["sources"] if s["state"] == "dropped"]
+    check(len(got["dropped"]) == len(dropped), "%d dropped source(s) marked" % len(got["dropped"]))
+    check(len(got["charts"]) >= 2 * len([s for s in want["sources"] if s["kind"] in ("system", "process")]),
+          "server charts: %s" % " ".join(got["charts"]))
+    check(all(n > 0 for n in got["tables"]), "each server chart has its data table %s" % got["tables"])
+    spans = {(round(a, 3), round(b, 3)) for _, a, b in got["spans"]}
+    check(len(spans) == 1, "every time chart spans the same seconds: %s" % sorted(spans))
+
+    # Hover a load chart: every server chart's cursor is at the same time.
+    box = page.eval(
+        "(() => { const o = document.querySelector('.plot[data-chart=\"throughput\"] .u-over');"
+        " o.scrollIntoView({block: 'center'}); const r = o.getBoundingClientRect();"
+        " return [r.left + r.width * 0.6, r.top + r.height / 2]; })()"
+    )
+    page.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box[0], "y": box[1]})
+    browser.pump(0.3)
+    at = page.eval(CURSORS)
+    times = [t for c, t in at if c.startswith("server-") or c.startswith("run")]
+    lead = dict(at).get("throughput")
+    check(lead is not None and times and all(t is not None and abs(t - lead) < 0.05 for t in times),
+          "the server charts follow the load charts' cursor (at %.2f s: %s)"
+          % (lead or -1, sorted({round(t, 2) for t in times if t is not None})))
+
+    # The section as a reader sees it.
+    top = page.eval("document.querySelector('section.server-head').getBoundingClientRect().top + scrollY")
+    section = page.eval("document.querySelector('section.server').getBoundingClientRect().top + scrollY")
+    page.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": 5, "y": 5})
+    for shot, y, h in ((name + "-top.png", 0, top + 700), (name + "-server.png", section, 2600)):
+        import base64
+
+        data = page.call("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": y, "width": 1200, "height": h, "scale": 1}}, timeout=60)["data"]
+        with open(os.path.join(shots, shot), "wb") as f:
+            f.write(base64.b64decode(data))
+    page.close()
+
+    # With scripts off, the figures and every chart's table still read.
+    page = cdp.Page(browser)
+    page.call("Emulation.setScriptExecutionDisabled", {"value": True})
+    page.goto("file://" + os.path.abspath(path))
+    off = page.eval(
+        "[document.querySelectorAll('.headline.server .card').length,"
+        " document.querySelectorAll('section.server figure.chart details table').length,"
+        " document.querySelectorAll('table.sources tr.source').length]"
+    )
+    check(off[0] >= 3 and off[1] == len(got["charts"]) and off[2] == len(want["sources"]),
+          "with scripts off: %d server figures, %d server tables, %d sources" % tuple(off))
+    page.close()
+
+
 def read_back(yace, html, json_path):
     got = subprocess.run([yace, "report", html, "-F", "json"], capture_output=True, check=True).stdout
     want = subprocess.run([yace, "report", json_path, "-F", "json"], capture_output=True, check=True).stdout
@@ -252,6 +356,15 @@ def main():
     subprocess.run(
         [yace, "report", single[0], opened[0], h2[0], "-F", "html", "-o", several], check=True
     )
+    # Monitored runs (--monitor): the committed results of real runs, on
+    # loopback, that the render tests use (crates/report/tests/render/main.rs).
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../crates/report/tests/render/fixtures")
+    mon = []
+    for fx, lang in (("monitor", "en"), ("monitor-php", "en"), ("monitor-php", "zh")):
+        src = os.path.join(fixtures, fx + ".json")
+        page = os.path.join(out, "%s%s.html" % (fx, "" if lang == "en" else "-zh"))
+        subprocess.run([yace, "report", src, "-F", "html", "--lang", lang, "-o", page], check=True)
+        mon.append((src, page))
     interrupted = json.load(open(stopped[0]))
     check(interrupted["end"]["partial"], "the interrupted run's result is marked partial")
     check("Partial result" in open(stopped[1]).read(), "its page says so at the top")
@@ -266,13 +379,17 @@ def main():
         look(browser, several, out, "several", 6, full=True)
         look(browser, zh[1], out, "zh", 7, full=True)
         look(browser, fm_page, out, "find-max", 1, full=True)
+        for src, page in mon:
+            name = os.path.basename(page)[:-5]
+            look(browser, page, out, name, 12, full=True)
+            monitored(browser, page, src, out, name)
         chinese(browser, zh[1])
         print_and_noscript(browser, single[1], out)
     finally:
         browser.close()
 
     print("read back")
-    for j, h in (single, opened, stopped, h2, scen, zh):
+    for j, h in [single, opened, stopped, h2, scen, zh] + mon:
         read_back(yace, h, j)
     back = subprocess.run([yace, "report", several], capture_output=True, check=True).stdout.decode()
     check("Comparing 3 runs" in back, "a page of several runs reads back as several")

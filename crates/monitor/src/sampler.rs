@@ -313,6 +313,18 @@ impl Store {
     }
 
     fn into_series(self) -> Series {
+        let mut series = self.into_series_exact();
+        // Five significant digits are more than any reader needs and halve
+        // the HTML report of a long run; increases stay exact.
+        for m in &mut series.metrics {
+            for v in m.values.iter_mut().flatten() {
+                *v = round_sig(*v, 5);
+            }
+        }
+        series
+    }
+
+    fn into_series_exact(self) -> Series {
         let mut metrics = Vec::new();
         let col = |name: &str| {
             self.names
@@ -374,6 +386,15 @@ impl Store {
             metrics,
         }
     }
+}
+
+/// `x` to `digits` significant digits.
+fn round_sig(x: f64, digits: i32) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(digits - 1 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
 }
 
 /// A counter's increase per second over each interval (None at the first
@@ -476,6 +497,14 @@ fn cpu_percentages<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn five_significant_digits() {
+        assert_eq!(round_sig(97.979_797_979_757_62, 5), 97.98);
+        assert_eq!(round_sig(24_486_760_448.0, 5), 24_487_000_000.0);
+        assert_eq!(round_sig(12.0, 5), 12.0);
+        assert_eq!(round_sig(0.000_123_456_7, 5), 0.000_123_46);
+    }
 
     #[test]
     fn counters_become_rates_and_resets_are_gaps() {

@@ -17,6 +17,16 @@
     if (us < 1e6) return num(us / 1000, us < 1e4 ? 2 : 1) + " ms";
     return num(us / 1e6, 2) + " s";
   }
+  function bytes(v) {
+    var units = ["B", "KiB", "MiB", "GiB", "TiB"], u = 0;
+    while (Math.abs(v) >= 1024 && u < units.length - 1) { v /= 1024; u++; }
+    return num(v, u === 0 ? 0 : Math.abs(v) < 10 ? 2 : 1) + " " + units[u];
+  }
+  // Axis steps for bytes: 1, 2, 5… of a binary unit, so ticks read 2 MiB, 4 MiB.
+  var BYTE_STEPS = [];
+  for (var k = 0; k < 5; k++) {
+    [1, 2, 5, 10, 20, 50, 100, 200, 500].forEach(function (m) { BYTE_STEPS.push(m * Math.pow(1024, k)); });
+  }
   function fmt(unit, v) {
     if (v == null || !isFinite(v)) return "—";
     switch (unit) {
@@ -24,23 +34,28 @@
       case "per_s": return num(v, v < 10 ? 2 : 1) + "/s";
       case "cores": return num(v, 3) + " " + word("cores", "cores");
       case "pct": return num(v, 3) + "%";
+      case "cpu": return num(v, 1) + "%";
+      case "bytes": return bytes(v);
       default: return num(v, 2);
     }
   }
   function short(unit, v) {
     if (v == null) return "";
     if (unit === "us") return dur(v);
-    if (unit === "pct") return num(v, 2) + "%";
+    if (unit === "pct" || unit === "cpu") return num(v, 2) + "%";
+    if (unit === "bytes") return bytes(v);
     var a = Math.abs(v);
     if (a >= 1e6) return num(v / 1e6, 1) + "M";
     if (a >= 1e3) return num(v / 1e3, 1) + "k";
     return num(v, 2);
   }
+  // m:ss or h:mm:ss, with tenths off a whole second (a server sample).
   function clock(s) {
-    s = Math.round(s);
+    var t = Math.round(s * 10), tenth = t % 10;
+    s = (t - tenth) / 10;
     var h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, x = s % 60;
     var mm = (h > 0 && m < 10 ? "0" : "") + m, ss = (x < 10 ? "0" : "") + x;
-    return (h > 0 ? h + ":" : "") + mm + ":" + ss;
+    return (h > 0 ? h + ":" : "") + mm + ":" + ss + (tenth ? "." + tenth : "");
   }
   function pct(x) {
     if (x <= 0) return "0%";
@@ -96,8 +111,26 @@
   var sync = uPlot.sync("yace-time");
   var plots = [];
 
+  // The time charts share one axis: the run's seconds, from the start to
+  // the last second or server sample any of them has.
+  var tmax = 0;
+  doc.charts.forEach(function (c) {
+    if (c.kind === "time" && c.x.length) tmax = Math.max(tmax, c.x[c.x.length - 1]);
+  });
+
   function build(chart, el, log) {
-    var data = [chart.x];
+    var x = chart.x, pre = false, post = false;
+    if (chart.kind === "time" && x.length) {
+      pre = x[0] > 0;
+      post = x[x.length - 1] < tmax;
+      x = (pre ? [0] : []).concat(x, post ? [tmax] : []);
+    }
+    // A series on that axis: no value where it was widened.
+    function span(vals) {
+      if (!pre && !post) return vals;
+      return (pre ? [null] : []).concat(vals, post ? [null] : []);
+    }
+    var data = [x];
     var series = [{ label: chart.kind === "time" ? word("time", "time") : chart.kind === "spectrum" ? word("percentile", "percentile") : chart.kind === "search" ? word("rate", "offered rate") : word("latency", "latency"),
       value: function (u, v) { return v == null ? "—" : xfmt(chart.kind, v); } }];
     var bands = [];
@@ -106,15 +139,15 @@
     chart.series.forEach(function (s) {
       var unit = s.unit;
       units[s.axis] = units[s.axis] || unit;
-      var vals = s.values;
+      var vals = span(s.values);
       if (log && s.axis === 0) vals = vals.map(function (v) { return v != null && v > 0 ? v : null; });
       var scale = s.axis === 1 ? "y2" : "y";
       if (s.lo && s.hi) {
         var hiIdx = data.length;
-        data.push(s.hi);
+        data.push(span(s.hi));
         series.push({ label: s.label + " (" + word("fastest", "fastest second") + ")", scale: scale, stroke: s.color + "55", width: 0.5,
           points: { show: false }, value: function (u, v) { return fmt(unit, v); } });
-        data.push(s.lo);
+        data.push(span(s.lo));
         series.push({ label: s.label + " (" + word("slowest", "slowest second") + ")", scale: scale, stroke: s.color + "55", width: 0.5,
           points: { show: false }, value: function (u, v) { return fmt(unit, v); } });
         bands.push({ series: [hiIdx, hiIdx + 1], fill: s.color + "22" });
@@ -130,6 +163,12 @@
         value: function (u, v) { return fmt(unit, v); },
       };
       if (s.dash) opt.dash = [6, 4];
+      // Read at fewer samples than its source's other figures: joined
+      // across the samples it was not read at, each reading a dot.
+      if (s.sparse) {
+        opt.spanGaps = true;
+        opt.points = { show: true, size: 5, fill: s.color, stroke: s.color };
+      }
       if (s.points) {
         opt.paths = function () { return null; };
         opt.points = { show: true, size: 10, fill: s.color, stroke: s.color };
@@ -161,11 +200,12 @@
         incrs: chart.kind === "time" ? [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400] : undefined,
         size: 40,
       },
-      { scale: "y", size: 70, values: function (u, splits) { return splits.map(function (v) { return short(units[0], v); }); } },
+      { scale: "y", size: 70, incrs: units[0] === "bytes" ? BYTE_STEPS : undefined,
+        values: function (u, splits) { return splits.map(function (v) { return short(units[0], v); }); } },
     ];
     if (units[1]) {
       scales.y2 = { range: function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } };
-      axes.push({ scale: "y2", side: 1, size: 70, grid: { show: false },
+      axes.push({ scale: "y2", side: 1, size: 70, grid: { show: false }, incrs: units[1] === "bytes" ? BYTE_STEPS : undefined,
         values: function (u, splits) { return splits.map(function (v) { return short(units[1], v); }); } });
     }
     var opts = {
@@ -182,6 +222,8 @@
     el.innerHTML = "";
     var u = new uPlot(opts, data, el);
     el.dataset.drawn = "1";
+    el.dataset.kind = chart.kind;
+    el.yacePlot = u; // read by tests/browser/report.py
     return u;
   }
 

@@ -122,9 +122,15 @@ pub fn diagnosis(d: &Diagnosis, lang: Lang) -> (String, String) {
                 } else {
                     String::new()
                 };
+                let r = d.figures.get("max_children_reached").copied().unwrap_or(0.0);
+                let reached = if r > 0.0 {
+                    format!("；达到 pm.max_children {r:.0} 次")
+                } else {
+                    String::new()
+                };
                 fill(
-                    "php-fpm 在运行中 {} 次达到 pm.max_children：全部 {} 个子进程都在忙，请求只能等待{}。",
-                    &[&n("max_children_reached"), &n("processes"), &queue],
+                    "php-fpm 进程池已满：{} 个采样中有 {} 个没有空闲子进程，{} 个全都在忙{}；请求只能等待子进程{}。",
+                    &[&n("samples"), &n("samples_full"), &n("processes"), &reached, &queue],
                 )
             },
             "内存允许时调大进程池配置里的 pm.max_children（子进程数 × 每个子进程的内存必须放得下），或者把慢页面变快。".to_string(),

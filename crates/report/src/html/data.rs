@@ -44,6 +44,11 @@ pub(crate) enum Unit {
     Cores,
     Count,
     Percent,
+    /// A share of CPU, to a tenth of a percent.
+    Cpu,
+    Bytes,
+    /// A plain figure to two decimals (load per CPU).
+    Ratio,
 }
 
 impl Unit {
@@ -54,6 +59,9 @@ impl Unit {
             Unit::Cores => "cores",
             Unit::Count => "count",
             Unit::Percent => "pct",
+            Unit::Cpu => "cpu",
+            Unit::Bytes => "bytes",
+            Unit::Ratio => "ratio",
         }
     }
 
@@ -65,6 +73,9 @@ impl Unit {
             Unit::Cores => format!("{v:.3}"),
             Unit::Count => format!("{v:.1}"),
             Unit::Percent => format!("{v:.3}%"),
+            Unit::Cpu => format!("{v:.1}%"),
+            Unit::Bytes => crate::fmt::bytes(v),
+            Unit::Ratio => format!("{v:.2}"),
         }
     }
 }
@@ -99,11 +110,14 @@ pub(crate) struct Line {
     pub band: Option<Band>,
     /// Drawn as points, not joined.
     pub points: bool,
+    /// Joined across its gaps, each value a dot: a figure read at fewer
+    /// samples than the rest of its source (a server's per-port counts).
+    pub sparse: bool,
 }
 
 #[derive(Debug, Clone)]
 pub(crate) struct Chart {
-    pub id: &'static str,
+    pub id: String,
     pub title: String,
     pub kind: Kind,
     /// What a reader should know to read it (shown under the chart).
@@ -143,6 +157,9 @@ impl Chart {
                     "values": arr(&l.values),
                     "points": l.points,
                 });
+                if l.sparse {
+                    s["sparse"] = json!(true);
+                }
                 if let Some((lo, hi)) = &l.band {
                     s["lo"] = arr(lo);
                     s["hi"] = arr(hi);
@@ -292,20 +309,21 @@ pub(crate) fn line(label: impl Into<String>, unit: Unit, color: &'static str) ->
         values: Vec::new(),
         band: None,
         points: false,
+        sparse: false,
     }
 }
 
-fn with(mut l: Line, values: Vec<Option<f64>>) -> Line {
+pub(crate) fn with(mut l: Line, values: Vec<Option<f64>>) -> Line {
     l.values = values;
     l
 }
 
-fn dashed(mut l: Line) -> Line {
+pub(crate) fn dashed(mut l: Line) -> Line {
     l.dash = true;
     l
 }
 
-fn right(mut l: Line) -> Line {
+pub(crate) fn right(mut l: Line) -> Line {
     l.axis = 1;
     l
 }
@@ -328,8 +346,8 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
     } else {
         String::new()
     };
-    let chart = |id, title: &str, note: String, log, lines| Chart {
-        id,
+    let chart = |id: &str, title: &str, note: String, log, lines| Chart {
+        id: id.to_string(),
         title: title.to_string(),
         kind: Kind::Time,
         note: format!("{note}{per}"),
@@ -640,7 +658,7 @@ fn spectrum(
     hs: Vec<(Line, Histogram<u64>)>,
 ) -> Chart {
     Chart {
-        id,
+        id: id.to_string(),
         title: title.into(),
         kind: Kind::Spectrum,
         note: note.into(),
@@ -768,7 +786,7 @@ pub(crate) fn histogram_chart(runs: &[(String, RunResult)], lang: Lang) -> Optio
         })
         .collect();
     Some(Chart {
-        id: "histogram",
+        id: "histogram".into(),
         title: tr(lang, "Latency histogram").into(),
         kind: Kind::Histogram,
         note: tr(lang, "Share of responses by latency, in buckets of equal width on a log scale (each bar from its latency to the next).").into(),

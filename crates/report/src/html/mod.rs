@@ -9,6 +9,7 @@
 
 mod data;
 pub mod embed;
+mod server;
 
 use crate::compare;
 use crate::fmt::{bytes, count, duration_us};
@@ -125,7 +126,14 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
         }
         writeln!(w, "</section>")?;
     }
+    // The server's side (--monitor), on the same time axis.
+    let mut server_charts: Vec<(Chart, Chart)> = Vec::new();
     if single {
+        if let Some(m) = &first.monitor {
+            let sc = server::charts(m, "", lang);
+            server::section(&mut w, m, &sc, lang, 2)?;
+            server_charts.extend(sc);
+        }
         details(&mut w, first, lang)?;
     } else {
         for (i, (name, r)) in runs.iter().enumerate() {
@@ -136,6 +144,12 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
                 esc(name)
             )?;
             verdict(&mut w, r, lang)?;
+            if let Some(m) = &r.monitor {
+                server::head(&mut w, m, lang, 3)?;
+                let sc = server::charts(m, &format!("run{}-", i + 1), lang);
+                server::section(&mut w, m, &sc, lang, 3)?;
+                server_charts.extend(sc);
+            }
             writeln!(w, "</section>")?;
         }
     }
@@ -156,7 +170,11 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
         t("Charts drawn with uPlot 1.6.32 (MIT licence, © Leon Sorokin), inlined: this page makes no network request.")
     )?;
     let doc = serde_json::json!({
-        "charts": charts.iter().map(|(c, _)| c.to_json()).collect::<Vec<_>>(),
+        "charts": charts
+            .iter()
+            .chain(&server_charts)
+            .map(|(c, _)| c.to_json())
+            .collect::<Vec<_>>(),
         "words": words(lang),
     });
     writeln!(
@@ -292,7 +310,7 @@ pub fn search_page(s: &crate::findmax::Search, mut w: impl Write, lang: Lang) ->
         lines.push(l);
     }
     let chart = Chart {
-        id: "search",
+        id: "search".into(),
         title: t("Latency against the offered rate").into(),
         kind: Kind::Search,
         note: t("Each trial's p99 at the rate it offered (log scales); the dashed line is the latency SLO. The answer is the highest rate that passed below the lowest that failed.").into(),
@@ -435,7 +453,11 @@ fn header(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
     fact("yace", esc(&r.yace_version))?;
     writeln!(w, "</dl>\n</header>")?;
     verdict(w, r, lang)?;
-    headline(w, r, lang)
+    headline(w, r, lang)?;
+    if let Some(m) = &r.monitor {
+        server::head(w, m, lang, 2)?;
+    }
+    Ok(())
 }
 
 /// What a reader must know first: did it pass, is it whole, can the
@@ -504,6 +526,14 @@ fn verdict(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
         }
         issues.push(esc(&crate::lang::warning(lang, x)));
     }
+    // What the server's samples show to be the likely limit (--monitor).
+    let server = r
+        .monitor
+        .as_ref()
+        .map(|m| server::verdict_issues(m, lang))
+        .unwrap_or_default();
+    let server_problem = !server.is_empty();
+    issues.extend(server);
     let n = r.thresholds.len();
     let (class, head) = if breached > 0 {
         (
@@ -515,7 +545,8 @@ fn verdict(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
                 "threshold",
             ),
         )
-    } else if r.end.partial || failed_checks > 0 || s.errors > 0 || s.non_2xx > 0 {
+    } else if r.end.partial || failed_checks > 0 || s.errors > 0 || s.non_2xx > 0 || server_problem
+    {
         (
             "warn",
             if n == 0 {
@@ -758,13 +789,19 @@ fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io::Res
     writeln!(w, "</details>\n</figure>")
 }
 
-/// Seconds since the start as `m:ss` or `h:mm:ss`.
+/// Seconds since the start as `m:ss` or `h:mm:ss`, with tenths when not
+/// on a whole second (a server sample's time: `0:02.5`).
 fn clock(s: f64) -> String {
-    let s = s as u64;
+    let tenths = (s.max(0.0) * 10.0).round() as u64;
+    let s = tenths / 10;
+    let tenth = match tenths % 10 {
+        0 => String::new(),
+        d => format!(".{d}"),
+    };
     if s >= 3600 {
-        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+        format!("{}:{:02}:{:02}{tenth}", s / 3600, s / 60 % 60, s % 60)
     } else {
-        format!("{}:{:02}", s / 60, s % 60)
+        format!("{}:{:02}{tenth}", s / 60, s % 60)
     }
 }
 
@@ -1031,5 +1068,9 @@ mod tests {
         assert_eq!(clock(59.0), "0:59");
         assert_eq!(clock(61.0), "1:01");
         assert_eq!(clock(3723.0), "1:02:03");
+        // Server samples fall between whole seconds.
+        assert_eq!(clock(2.501), "0:02.5");
+        assert_eq!(clock(4.001), "0:04");
+        assert_eq!(clock(3600.5), "1:00:00.5");
     }
 }

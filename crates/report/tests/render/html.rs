@@ -213,3 +213,161 @@ fn stall_visible(charts: &str) -> bool {
         .filter_map(|v| v.as_f64())
         .any(|v| v > 500_000.0)
 }
+
+/// The `monitor` section (--monitor) is carried whole in the page, and
+/// the page shows it: the figures and diagnoses at the top (a problem in
+/// the verdict too), the sources with the dropped one marked, and one
+/// chart per figure of each source on the run's time axis, each with its
+/// table.
+#[test]
+fn a_page_shows_and_holds_the_server_side() {
+    for name in ["monitor", "monitor-php"] {
+        let r = fixture(name);
+        let m = r.monitor.as_ref().expect("a monitored run");
+        let page = String::from_utf8(render(|w| html::report(&r, w))).unwrap();
+        let back = html::embed::read(&page).unwrap();
+        assert_eq!(
+            back[0].1.monitor.as_ref(),
+            Some(m),
+            "{name}: monitor read back"
+        );
+
+        let verdict = &page[page.find("class=\"verdict").unwrap()..];
+        let verdict = &verdict[..verdict.find("</section>").unwrap()];
+        for d in m.diagnoses.iter().filter(|d| d.severity == "problem") {
+            let message = d.message.replace('\'', "&apos;");
+            assert!(verdict.contains(&message), "{name}: {message} in {verdict}");
+            assert!(
+                page.contains(&d.fix.replace('\'', "&apos;")),
+                "{name}: its fix"
+            );
+        }
+        assert!(page.contains("<section class=\"server-head\">"), "{name}");
+        assert!(page.contains("<section class=\"server\">"), "{name}");
+        let server = &page[page.find("<section class=\"server\">").unwrap()..];
+        let server = &server[..server.find("<section class=\"details\">").unwrap()];
+        for s in &m.sources {
+            assert!(
+                server.contains(&format!("<code>{}</code>", s.spec)),
+                "{name}: {}",
+                s.spec
+            );
+        }
+
+        let charts: serde_json::Value = {
+            let at = page.find("id=\"yace-charts\">").unwrap() + "id=\"yace-charts\">".len();
+            let end = at + page[at..].find("</script>").unwrap();
+            serde_json::from_str(&page[at..end].replace("<\\/", "</")).unwrap()
+        };
+        let server_charts: Vec<&serde_json::Value> = charts["charts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["id"].as_str().unwrap().starts_with("server-"))
+            .collect();
+        for c in &server_charts {
+            let id = c["id"].as_str().unwrap();
+            assert_eq!(c["kind"], "time", "{id}: on the run's time axis");
+            assert!(
+                server.contains(&format!("data-chart=\"{id}\"")),
+                "{id}: its place"
+            );
+            // Drawn on its source's own sample times.
+            let k: usize = id.split('-').nth(1).unwrap().parse().unwrap();
+            let t: Vec<f64> = m.sources[k - 1].t.clone();
+            let x: Vec<f64> = c["x"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            assert_eq!(x, t, "{id}");
+        }
+        let ids: Vec<&str> = server_charts
+            .iter()
+            .map(|c| c["id"].as_str().unwrap())
+            .collect();
+        match name {
+            "monitor" => {
+                assert_eq!(
+                    ids,
+                    [
+                        "server-1-cpu",
+                        "server-1-load",
+                        "server-1-memory",
+                        "server-1-tcp",
+                        "server-2-cpu",
+                        "server-2-processes"
+                    ]
+                );
+            }
+            _ => {
+                for want in ["server-3-nginx", "server-4-pool", "server-5-metrics"] {
+                    assert!(ids.contains(&want), "{want} in {ids:?}");
+                }
+                // The dropped source is marked, with why.
+                assert!(
+                    server.contains("<tr class=\"source dropped\">"),
+                    "dropped row"
+                );
+                assert!(
+                    server.contains("<tr class=\"why dropped\"><td></td><td class=\"text fail\" colspan=\"5\">dropped after 3 failed"),
+                    "its error"
+                );
+                // pm.max_children reached: marked on the pool's chart.
+                let pool = server_charts
+                    .iter()
+                    .find(|c| c["id"] == "server-4-pool")
+                    .unwrap();
+                let marks = pool["series"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|s| s["points"] == true)
+                    .expect("max_children marked");
+                assert!(marks["values"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|v| !v.is_null()));
+                // A failed read is a gap (null), not a zero.
+                let prom = server_charts
+                    .iter()
+                    .find(|c| c["id"] == "server-5-metrics")
+                    .unwrap();
+                let v = prom["series"][0]["values"].as_array().unwrap();
+                assert!(v.last().unwrap().is_null(), "{v:?}");
+            }
+        }
+    }
+}
+
+/// Several monitored runs on one page: each run's server figures and
+/// charts in its own section, no chart id twice, and each run read back
+/// with its monitor section.
+#[test]
+fn a_comparison_of_monitored_runs_keeps_each_servers_side() {
+    let runs: Vec<(String, RunResult)> = ["monitor", "monitor-php"]
+        .iter()
+        .map(|n| (format!("{n}.json"), fixture(n)))
+        .collect();
+    let page = String::from_utf8(render(|w| html::page(&runs, w))).unwrap();
+    assert_eq!(page.matches("<section class=\"server-head\">").count(), 2);
+    assert_eq!(page.matches("<section class=\"server\">").count(), 2);
+    let ids: Vec<&str> = page
+        .match_indices("data-chart=\"")
+        .map(|(at, m)| {
+            let rest = &page[at + m.len()..];
+            &rest[..rest.find('"').unwrap()]
+        })
+        .collect();
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "{ids:?}");
+    assert!(ids.contains(&"run1-server-2-cpu") && ids.contains(&"run2-server-4-pool"));
+    let back = html::embed::read(&page).unwrap();
+    for ((_, got), (_, want)) in back.iter().zip(&runs) {
+        assert!(got.monitor.is_some() && same(got, want));
+    }
+}
