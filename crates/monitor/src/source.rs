@@ -74,7 +74,7 @@ struct System {
 impl Source for System {
     fn read(&mut self, interval: Duration) -> Result<Reading, String> {
         let mut files = SystemFiles::read_local(None)?;
-        let due = self.reads % self.every == 0;
+        let due = self.reads.is_multiple_of(self.every);
         self.reads += 1;
         let Some(port) = self.port.filter(|_| due) else {
             return files.reading(None);
