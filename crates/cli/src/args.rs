@@ -401,6 +401,86 @@ pub const CAPACITY_EXAMPLES: &str = "Examples:
   yace capacity --pageviews 1M --share 40% --find-max find-max.json
   yace capacity --pageviews 1M --share 40% --lang zh   # 中文";
 
+/// `yace lab`: experiments.
+#[derive(Debug, Args)]
+pub struct LabArgs {
+    #[command(subcommand)]
+    pub command: LabCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum LabCommand {
+    /// Run an experiment file: targets × sweep × repetitions in randomized
+    /// blocks, each run kept as a result in a directory.
+    #[command(after_help = LAB_EXAMPLES)]
+    Run(LabRunArgs),
+    /// Go on with an interrupted experiment; finished runs are not redone.
+    Resume(LabResumeArgs),
+    /// The experiment's statistics again, from its directory.
+    Report(LabReportArgs),
+}
+
+pub const LAB_EXAMPLES: &str = "Examples:
+  yace lab run examples/lab/concurrency.toml --dry-run   # every run, the time it takes
+  yace lab run examples/lab/concurrency.toml -o sweep/
+  yace lab resume sweep/            # after Ctrl-C or a crash
+  yace lab report sweep/ -F md -o sweep.md";
+
+#[derive(Debug, Args)]
+pub struct LabRunArgs {
+    /// The experiment (TOML, or YAML by its extension).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Where results go (default: lab-NAME-DATE).
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// List every run it would do, in order, and the time it takes; run nothing.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+    /// No line per run.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LabResumeArgs {
+    /// The experiment's directory.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LabReportArgs {
+    /// The experiment's directory.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// text, md, csv or json.
+    #[arg(short = 'F', long = "format", default_value = "text")]
+    pub format: String,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `yace compare`: groups of saved results, benchstat-like.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The baseline's results (one per repetition).
+    #[arg(value_name = "A.json", required = true)]
+    pub before: Vec<PathBuf>,
+    /// The other side's results, after `--`.
+    #[arg(value_name = "B.json", last = true, required = true)]
+    pub after: Vec<PathBuf>,
+    /// The smallest change worth calling a difference.
+    #[arg(long = "practical", default_value = "2%")]
+    pub practical: String,
+    /// text or md.
+    #[arg(short = 'F', long = "format", default_value = "text")]
+    pub format: String,
+}
+
 /// `yace probe`: this machine's `--monitor system` figures on stdout.
 #[derive(Debug, Args)]
 pub struct ProbeArgs {

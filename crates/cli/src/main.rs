@@ -65,6 +65,13 @@ pub enum Command {
     /// doubling, bisect to 2%, confirm with a long hold.
     #[command(name = "find-max", after_help = FIND_MAX_EXAMPLES)]
     FindMax(Box<FindMaxArgs>),
+    /// Experiments: targets × sweeps × repetitions, and statistics that
+    /// say whether a difference is real.
+    Lab(args::LabArgs),
+    /// Compare groups of saved results (before -- after): medians with
+    /// confidence intervals, Mann-Whitney U, a verdict in words.
+    #[command(after_help = "Example:\n  yace compare before-*.json -- after-*.json")]
+    Compare(args::CompareArgs),
     /// Print this machine's /proc figures as lines, for `--monitor ssh:HOST`
     /// (which runs it on the server over ssh; rarely run by hand).
     Probe(args::ProbeArgs),
@@ -91,6 +98,8 @@ fn main() -> ExitCode {
         Command::Capacity(a) => cmd::capacity::run(a),
         Command::FindMax(a) => cmd::findmax::run(*a),
         Command::Probe(a) => cmd::probe::run(a),
+        Command::Lab(a) => cmd::lab::run(a),
+        Command::Compare(a) => cmd::lab::compare(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -6,47 +6,47 @@ use plan::{Diagnostic, Diagnostics, Source};
 
 /// A place in a text file; both count from 1 (columns in characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub(crate) struct Pos {
+pub struct Pos {
     pub line: usize,
     pub col: usize,
 }
 
 impl Pos {
-    pub(crate) fn new(line: usize, col: usize) -> Pos {
+    pub fn new(line: usize, col: usize) -> Pos {
         Pos { line, col }
     }
 }
 
 /// Collects diagnostics for one file.
 #[derive(Debug)]
-pub(crate) struct Sink {
+pub struct Sink {
     pub file: String,
     pub list: Vec<Diagnostic>,
 }
 
 impl Sink {
-    pub(crate) fn new(file: &str) -> Sink {
+    pub fn new(file: &str) -> Sink {
         Sink {
             file: file.to_owned(),
             list: Vec::new(),
         }
     }
 
-    pub(crate) fn err(&mut self, pos: Pos, message: impl Into<String>) {
+    pub fn err(&mut self, pos: Pos, message: impl Into<String>) {
         self.push(pos, message.into(), None);
     }
 
-    pub(crate) fn hint(&mut self, pos: Pos, message: impl Into<String>, hint: impl Into<String>) {
+    pub fn hint(&mut self, pos: Pos, message: impl Into<String>, hint: impl Into<String>) {
         self.push(pos, message.into(), Some(hint.into()));
     }
 
-    pub(crate) fn push(&mut self, pos: Pos, message: String, hint: Option<String>) {
+    pub fn push(&mut self, pos: Pos, message: String, hint: Option<String>) {
         let file = self.file.clone();
         self.push_in(&file, pos, message, hint);
     }
 
     /// A problem in another file (a data file, say).
-    pub(crate) fn push_in(&mut self, file: &str, pos: Pos, message: String, hint: Option<String>) {
+    pub fn push_in(&mut self, file: &str, pos: Pos, message: String, hint: Option<String>) {
         self.list.push(Diagnostic {
             source: Source::File {
                 file: file.to_owned(),
@@ -58,13 +58,13 @@ impl Sink {
         });
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
 
     /// The diagnostics, the scenario file's first and by position; data
     /// files and the environment after it, in the order found.
-    pub(crate) fn finish(mut self) -> Diagnostics {
+    pub fn finish(mut self) -> Diagnostics {
         let origin = self.file.clone();
         self.list.sort_by_key(|d| {
             if d.file() == Some(origin.as_str()) {
@@ -79,7 +79,7 @@ impl Sink {
 }
 
 /// Closest candidate to a misspelt name, for "did you mean" hints.
-pub(crate) fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(&word.to_ascii_lowercase(), &c.to_ascii_lowercase());

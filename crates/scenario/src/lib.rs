@@ -26,6 +26,37 @@ mod step;
 mod template;
 mod think;
 
+/// The positioned document that scenario files are read into, and the
+/// typed readers that report every problem with its file:line:col — for
+/// other files of yace's (the lab's experiments) to say their problems the
+/// same way.
+pub mod doc {
+    pub use crate::diag::{did_you_mean, Pos, Sink};
+    pub use crate::node::{Entry, Kind, Node, Text};
+    pub use crate::read::{
+        any_table, boolean, duration, list, positive, scalar_text, string, strings, table, to_json,
+        uint, wrong_type, Fields,
+    };
+    pub use crate::Format;
+    use plan::Diagnostics;
+
+    /// Parses `text` (TOML or YAML) into the positioned tree; syntax errors
+    /// come back as diagnostics in `origin`.
+    pub fn parse(text: &str, format: Format, origin: &str) -> Result<Node, Diagnostics> {
+        let root = match format {
+            Format::Toml => crate::node::from_toml(text),
+            Format::Yaml => crate::node::from_yaml(text),
+        };
+        root.map_err(|errors| {
+            let mut sink = Sink::new(origin);
+            for (pos, msg) in errors {
+                sink.err(pos, msg);
+            }
+            sink.finish()
+        })
+    }
+}
+
 pub use data::DataMode;
 pub use load::{LoadSpec, Overrides, Source, Stage, ENV};
 pub use plan::Think;

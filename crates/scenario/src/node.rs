@@ -15,13 +15,13 @@ use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser, Tag};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Node {
+pub struct Node {
     pub pos: Pos,
     pub kind: Kind,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Kind {
+pub enum Kind {
     Null,
     Bool(bool),
     Int(i64),
@@ -34,7 +34,7 @@ pub(crate) enum Kind {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Text {
+pub struct Text {
     pub text: String,
     /// Where `text` starts when it appears verbatim on one line of the file
     /// (no escapes, no folding), so that a problem inside it (a template
@@ -43,7 +43,7 @@ pub(crate) struct Text {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Entry {
+pub struct Entry {
     pub key: String,
     pub key_pos: Pos,
     pub value: Node,
@@ -51,7 +51,7 @@ pub(crate) struct Entry {
 
 impl Node {
     /// "a string", "a table" …, for type errors.
-    pub(crate) fn type_name(&self) -> &'static str {
+    pub fn type_name(&self) -> &'static str {
         match self.kind {
             Kind::Null => "empty",
             Kind::Bool(_) => "a boolean",
@@ -66,7 +66,7 @@ impl Node {
 
     /// The place of the character at `offset` (in bytes) of a string node,
     /// or the node's own place when the string is not verbatim on one line.
-    pub(crate) fn pos_in(&self, offset: usize) -> Pos {
+    pub fn pos_in(&self, offset: usize) -> Pos {
         match &self.kind {
             Kind::Str(Text {
                 text,
@@ -81,19 +81,19 @@ impl Node {
 }
 
 /// Byte offsets to lines and columns.
-pub(crate) struct Lines<'a> {
+pub struct Lines<'a> {
     text: &'a str,
     starts: Vec<usize>,
 }
 
 impl<'a> Lines<'a> {
-    pub(crate) fn new(text: &'a str) -> Lines<'a> {
+    pub fn new(text: &'a str) -> Lines<'a> {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         Lines { text, starts }
     }
 
-    pub(crate) fn pos(&self, offset: usize) -> Pos {
+    pub fn pos(&self, offset: usize) -> Pos {
         let offset = offset.min(self.text.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];
@@ -133,9 +133,9 @@ impl<'a> Lines<'a> {
 }
 
 /// A syntax error: where, and what.
-pub(crate) type SyntaxError = (Pos, String);
+pub type SyntaxError = (Pos, String);
 
-pub(crate) fn from_toml(text: &str) -> Result<Node, Vec<SyntaxError>> {
+pub fn from_toml(text: &str) -> Result<Node, Vec<SyntaxError>> {
     let lines = Lines::new(text);
     let (doc, errors) = DeTable::parse_recoverable(text);
     if !errors.is_empty() {
@@ -188,7 +188,7 @@ fn toml_value(lines: &Lines<'_>, v: &Spanned<DeValue<'_>>) -> Node {
 /// Aliases are copied; this bounds what a "billion laughs" file can cost.
 const MAX_YAML_NODES: usize = 1_000_000;
 
-pub(crate) fn from_yaml(text: &str) -> Result<Node, Vec<SyntaxError>> {
+pub fn from_yaml(text: &str) -> Result<Node, Vec<SyntaxError>> {
     let lines = Lines::new(text);
     let mut b = YamlBuilder {
         lines: &lines,

@@ -8,33 +8,33 @@ use std::time::Duration;
 
 /// The entries of one table, with what keys it may hold.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Fields<'n> {
+pub struct Fields<'n> {
     pub pos: Pos,
     entries: &'n [Entry],
 }
 
 impl<'n> Fields<'n> {
-    pub(crate) fn get(&self, key: &str) -> Option<&'n Node> {
+    pub fn get(&self, key: &str) -> Option<&'n Node> {
         self.entries.iter().find(|e| e.key == key).map(|e| &e.value)
     }
 
-    pub(crate) fn key_pos(&self, key: &str) -> Option<Pos> {
+    pub fn key_pos(&self, key: &str) -> Option<Pos> {
         self.entries
             .iter()
             .find(|e| e.key == key)
             .map(|e| e.key_pos)
     }
 
-    pub(crate) fn has(&self, key: &str) -> bool {
+    pub fn has(&self, key: &str) -> bool {
         self.get(key).is_some()
     }
 
-    pub(crate) fn entries(&self) -> &'n [Entry] {
+    pub fn entries(&self) -> &'n [Entry] {
         self.entries
     }
 
     /// A key that must be there; reported at the table otherwise.
-    pub(crate) fn require(&self, s: &mut Sink, key: &str, what: &str) -> Option<&'n Node> {
+    pub fn require(&self, s: &mut Sink, key: &str, what: &str) -> Option<&'n Node> {
         let v = self.get(key);
         if v.is_none() {
             s.err(self.pos, format!("{what} has no `{key}`"));
@@ -44,12 +44,7 @@ impl<'n> Fields<'n> {
 }
 
 /// A table whose keys must all be in `allowed`.
-pub(crate) fn table<'n>(
-    s: &mut Sink,
-    node: &'n Node,
-    what: &str,
-    allowed: &[&str],
-) -> Option<Fields<'n>> {
+pub fn table<'n>(s: &mut Sink, node: &'n Node, what: &str, allowed: &[&str]) -> Option<Fields<'n>> {
     let Kind::Map(entries) = &node.kind else {
         wrong_type(s, node, what, "a table");
         return None;
@@ -74,7 +69,7 @@ pub(crate) fn table<'n>(
 }
 
 /// A table with any keys (headers, vars, form fields).
-pub(crate) fn any_table<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<&'n [Entry]> {
+pub fn any_table<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<&'n [Entry]> {
     match &node.kind {
         Kind::Map(entries) => Some(entries),
         _ => {
@@ -89,14 +84,14 @@ fn list_keys(keys: &[&str]) -> String {
     v.join(", ")
 }
 
-pub(crate) fn wrong_type(s: &mut Sink, node: &Node, what: &str, want: &str) {
+pub fn wrong_type(s: &mut Sink, node: &Node, what: &str, want: &str) {
     s.err(
         node.pos,
         format!("{what} must be {want}, not {}", node.type_name()),
     );
 }
 
-pub(crate) fn string<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<&'n str> {
+pub fn string<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<&'n str> {
     match &node.kind {
         Kind::Str(t) => Some(&t.text),
         _ => {
@@ -107,7 +102,7 @@ pub(crate) fn string<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<&'n
 }
 
 /// A string, or a number or boolean written without quotes.
-pub(crate) fn scalar_text(s: &mut Sink, node: &Node, what: &str) -> Option<String> {
+pub fn scalar_text(s: &mut Sink, node: &Node, what: &str) -> Option<String> {
     match &node.kind {
         Kind::Str(t) => Some(t.text.clone()),
         Kind::Int(n) => Some(n.to_string()),
@@ -120,7 +115,7 @@ pub(crate) fn scalar_text(s: &mut Sink, node: &Node, what: &str) -> Option<Strin
     }
 }
 
-pub(crate) fn boolean(s: &mut Sink, node: &Node, what: &str) -> Option<bool> {
+pub fn boolean(s: &mut Sink, node: &Node, what: &str) -> Option<bool> {
     match node.kind {
         Kind::Bool(b) => Some(b),
         _ => {
@@ -131,7 +126,7 @@ pub(crate) fn boolean(s: &mut Sink, node: &Node, what: &str) -> Option<bool> {
 }
 
 /// A whole number of at least `min`.
-pub(crate) fn uint(s: &mut Sink, node: &Node, what: &str, min: u64) -> Option<u64> {
+pub fn uint(s: &mut Sink, node: &Node, what: &str, min: u64) -> Option<u64> {
     match node.kind {
         Kind::Int(n) if n >= 0 && n as u64 >= min => Some(n as u64),
         Kind::Int(n) => {
@@ -146,7 +141,7 @@ pub(crate) fn uint(s: &mut Sink, node: &Node, what: &str, min: u64) -> Option<u6
 }
 
 /// A number above zero.
-pub(crate) fn positive(s: &mut Sink, node: &Node, what: &str) -> Option<f64> {
+pub fn positive(s: &mut Sink, node: &Node, what: &str) -> Option<f64> {
     let v = match node.kind {
         Kind::Int(n) => n as f64,
         Kind::Float(f) => f,
@@ -163,7 +158,7 @@ pub(crate) fn positive(s: &mut Sink, node: &Node, what: &str) -> Option<f64> {
     }
 }
 
-pub(crate) fn duration(s: &mut Sink, node: &Node, what: &str) -> Option<Duration> {
+pub fn duration(s: &mut Sink, node: &Node, what: &str) -> Option<Duration> {
     let text = match &node.kind {
         Kind::Str(t) => t.text.clone(),
         Kind::Int(n) if *n >= 0 => n.to_string(),
@@ -185,7 +180,7 @@ pub(crate) fn duration(s: &mut Sink, node: &Node, what: &str) -> Option<Duration
     }
 }
 
-pub(crate) fn list<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<&'n [Node]> {
+pub fn list<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<&'n [Node]> {
     match &node.kind {
         Kind::Seq(items) => Some(items),
         _ => {
@@ -196,7 +191,7 @@ pub(crate) fn list<'n>(s: &mut Sink, node: &'n Node, what: &str) -> Option<&'n [
 }
 
 /// A list of non-empty strings (thresholds).
-pub(crate) fn strings(s: &mut Sink, node: &Node, what: &str) -> Vec<String> {
+pub fn strings(s: &mut Sink, node: &Node, what: &str) -> Vec<String> {
     let mut out = Vec::new();
     for item in list(s, node, what).unwrap_or_default() {
         if let Some(t) = string(s, item, what) {
@@ -211,7 +206,7 @@ pub(crate) fn strings(s: &mut Sink, node: &Node, what: &str) -> Vec<String> {
 }
 
 /// A TOML/YAML value as JSON (for `json` bodies and `equals`).
-pub(crate) fn to_json(s: &mut Sink, node: &Node) -> Option<serde_json::Value> {
+pub fn to_json(s: &mut Sink, node: &Node) -> Option<serde_json::Value> {
     use serde_json::Value;
     Some(match &node.kind {
         Kind::Null => Value::Null,

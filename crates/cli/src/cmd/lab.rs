@@ -1,0 +1,488 @@
+//! `yace lab`: experiments. The file is read and checked by `yace-lab`
+//! (every `yace run` option in it is checked by `yace run`'s own parser);
+//! each run is an ordinary `yace run` through the one run pipeline, kept
+//! as a `yace.result.v1` file; `experiment.json` says where it stands.
+
+use super::driver;
+use crate::args::{LabArgs, LabCommand, LabReportArgs, RunArgs};
+use crate::flags::{self, RunFlags};
+use crate::{exit, Failure};
+use ::run::{Job, Script, TargetChoice};
+use clap::Parser;
+use lab::experiment::{self, Experiment, Length};
+use lab::state::{State, Status};
+use stats::RunResult;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub fn run(a: LabArgs) -> Result<u8, Failure> {
+    match a.command {
+        LabCommand::Run(r) => {
+            let (e, text) = load(&r.file)?;
+            let state = State::plan(&e, &text);
+            if r.dry_run {
+                dry_run(&e, &state);
+                return Ok(exit::OK);
+            }
+            let dir = r.out.clone().unwrap_or_else(|| {
+                PathBuf::from(format!(
+                    "lab-{}-{}",
+                    lab::state::slug(&e.name),
+                    humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+                        .to_string()
+                        .replace([':', 'T'], "-")
+                        .trim_end_matches('Z')
+                ))
+            });
+            if dir.join(lab::state::FILE).exists() {
+                return Err(Failure::usage(format!(
+                    "--out {}: an experiment is already there (continue it with `yace lab resume {}`, or choose another directory)",
+                    dir.display(),
+                    dir.display()
+                )));
+            }
+            std::fs::create_dir_all(&dir).map_err(|e| {
+                Failure::usage(format!("--out {}: cannot create it: {e}", dir.display()))
+            })?;
+            save(&state, &dir)?;
+            println!(
+                "Experiment {}: {} runs ({} targets × {} points × {} repetitions, {} order), results in {}",
+                e.name,
+                state.runs.len(),
+                e.targets.len(),
+                state.points.len(),
+                e.repetitions,
+                state.order,
+                dir.display()
+            );
+            execute(&e, state, &dir, r.quiet)
+        }
+        LabCommand::Resume(r) => {
+            let state = State::load(&r.dir).map_err(Failure::usage)?;
+            let (e, text) = load(Path::new(&state.file))?;
+            if lab::state::fingerprint(&text) != state.fingerprint {
+                return Err(Failure::usage(format!(
+                    "{} changed since the experiment started: its runs would not be comparable \
+                     (undo the change, or start a new experiment with `yace lab run`)",
+                    state.file
+                )));
+            }
+            let left = state.count(Status::Pending);
+            println!(
+                "Resuming {}: {} of {} runs done, {left} to go",
+                state.name,
+                state.count(Status::Done),
+                state.runs.len()
+            );
+            execute(&e, state, &r.dir, r.quiet)
+        }
+        LabCommand::Report(r) => report(&r),
+    }
+}
+
+/// Reads and checks the file; its text too (for the fingerprint).
+fn load(file: &Path) -> Result<(Experiment, String), Failure> {
+    let validate = |words: &[String]| check_words(words);
+    let e = experiment::load(file, &validate).map_err(|d| Failure::usage(d.to_string()))?;
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    Ok((e, text))
+}
+
+/// `yace run`'s arguments parsed as `yace run` parses them.
+fn run_args(argv: &[String]) -> Result<RunArgs, String> {
+    let cli = crate::Cli::try_parse_from(
+        ["yace", "run"]
+            .into_iter()
+            .map(String::from)
+            .chain(argv.iter().cloned()),
+    )
+    .map_err(|e| {
+        let text = e.to_string();
+        text.lines()
+            .find(|l| l.starts_with("error:"))
+            .unwrap_or(text.lines().next().unwrap_or(""))
+            .trim_start_matches("error: ")
+            .to_string()
+    })?;
+    match cli.command {
+        crate::Command::Run(a) => Ok(*a),
+        _ => unreachable!("parsed as run"),
+    }
+}
+
+/// One option's words, checked by clap and by `yace run`'s plan.
+fn check_words(words: &[String]) -> Result<(), String> {
+    let mut argv = vec!["http://127.0.0.1/".to_string()];
+    argv.extend_from_slice(words);
+    let a = run_args(&argv)?;
+    flags::run_plan(&a, "http://127.0.0.1/")
+        .map(|_| ())
+        .map_err(|d| d.render(&RunFlags))?;
+    flags::monitors(&a.monitor.monitor, &a.monitor.interval)
+        .map(|_| ())
+        .map_err(|f| f.message)
+}
+
+fn length_words(e: &Experiment, warmup: bool) -> Vec<String> {
+    match (warmup, e.length, e.warmup) {
+        (true, _, Some(w)) => vec!["-d".into(), format!("{}ms", w.as_millis())],
+        (_, Length::Duration(d), _) => vec!["-d".into(), format!("{}ms", d.as_millis())],
+        (_, Length::Requests(n), _) => vec!["-n".into(), n.to_string()],
+    }
+}
+
+fn dry_run(e: &Experiment, state: &State) {
+    println!(
+        "{} runs: {} targets × {} points × {} repetitions, {} order (seed {})",
+        state.runs.len(),
+        e.targets.len(),
+        state.points.len(),
+        e.repetitions,
+        state.order,
+        e.seed
+    );
+    for r in &state.runs {
+        let mut argv = e.argv(r.target, &state.points[r.point]);
+        argv.extend(length_words(e, false));
+        println!(
+            "  {:>4}  block {:<3} {:<14} {:<24} yace run {}",
+            r.id + 1,
+            r.block + 1,
+            state.targets[r.target],
+            experiment::point_label(&state.points[r.point]),
+            argv.join(" ")
+        );
+    }
+    let secs = e.planned_seconds(state.runs.len());
+    if secs > 0.0 {
+        println!(
+            "At most {} (runs{}{}).",
+            humantime::format_duration(Duration::from_secs(secs.ceil() as u64)),
+            if e.warmup.is_some() { ", warm-ups" } else { "" },
+            if e.cool_down.is_zero() {
+                ""
+            } else {
+                ", cool-downs"
+            }
+        );
+    }
+}
+
+fn save(state: &State, dir: &Path) -> Result<(), Failure> {
+    state.save(dir).map_err(|e| {
+        Failure::runtime(format!(
+            "{}: cannot write: {e}",
+            dir.join(lab::state::FILE).display()
+        ))
+    })
+}
+
+/// Runs a shell hook with the point's variables in its environment.
+fn hook(what: &str, cmd: &str, target: &str, point: &experiment::Point) -> Result<(), String> {
+    let vars = Experiment::vars(point);
+    let cmd = experiment::substitute(cmd, &vars);
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(&cmd).env("YACE_TARGET", target);
+    c.env("YACE_POINT", experiment::point_label(point));
+    for (k, v) in &vars {
+        c.env(format!("YACE_VAR_{k}"), v);
+    }
+    let out = c
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("{what} hook: cannot run sh: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} hook `{cmd}` failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// One `yace run` of the experiment, quietly; `None` if it was interrupted.
+fn one_run(argv: &[String]) -> Result<RunResult, Failure> {
+    let a = run_args(argv).map_err(Failure::usage)?;
+    let url = a.url.clone().unwrap_or_default();
+    let plan = flags::run_plan(&a, &url).map_err(|d| Failure::usage(d.render(&RunFlags)))?;
+    let thresholds = flags::thresholds(&a.thresholds, None)?;
+    let monitors = flags::monitors(&a.monitor.monitor, &a.monitor.interval)?;
+    let prepared = ::run::prepare(Job {
+        plan,
+        target: TargetChoice::Url(url),
+        script: Script::Request,
+        thresholds,
+        spelling: &RunFlags,
+        monitors,
+    })
+    .map_err(Failure::from)?;
+    Ok(driver::execute(prepared, |_| (), |_| {})?.result)
+}
+
+/// Runs what is pending, saving the state after each run.
+fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<u8, Failure> {
+    let total = state.runs.len();
+    let started = Instant::now();
+    let mut done_now = 0usize;
+    let slos: Vec<stats::threshold::Threshold> = e
+        .stop
+        .slo
+        .iter()
+        .filter_map(|s| stats::threshold::Threshold::parse(s, None).ok())
+        .collect();
+    let mut first = true;
+    for i in 0..total {
+        if state.runs[i].status != Status::Pending {
+            continue;
+        }
+        if !first && !e.cool_down.is_zero() {
+            std::thread::sleep(e.cool_down);
+        }
+        first = false;
+        if host::signals::received().is_some() {
+            break;
+        }
+        let run = state.runs[i].clone();
+        let target = &e.targets[run.target];
+        let point = state.points[run.point].clone();
+        let label = experiment::point_label(&point);
+        if let Some(cmd) = &target.before {
+            hook("before", cmd, &target.name, &point).map_err(|m| {
+                Failure::runtime(format!(
+                    "{m}; the experiment stopped (fix the hook, then `yace lab resume {}`)",
+                    dir.display()
+                ))
+            })?;
+        }
+        let mut argv = e.argv(run.target, &point);
+        if e.warmup.is_some() {
+            let mut warm = argv.clone();
+            strip_monitors(&mut warm); // not recorded: nothing to watch
+            warm.extend(length_words(e, true));
+            let w = one_run(&warm);
+            if matches!(&w, Ok(r) if r.end.partial) {
+                break;
+            }
+        }
+        argv.extend(length_words(e, false));
+        state.runs[i].started_at =
+            Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string());
+        let outcome = one_run(&argv);
+        if let Some(cmd) = &target.after {
+            if let Err(m) = hook("after", cmd, &target.name, &point) {
+                eprintln!("warning: {m}");
+            }
+        }
+        match outcome {
+            Ok(r) if r.end.partial => {
+                // Interrupted: not recorded; resume does it again.
+                state.runs[i].started_at = None;
+                break;
+            }
+            Ok(r) => {
+                let rel = state.result_path(&run);
+                let path = dir.join(&rel);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| Failure::runtime(format!("{}: {e}", parent.display())))?;
+                }
+                let out = driver::create_output("result", Some(&path))?;
+                driver::write_json(&r, out)?;
+                state.runs[i].status = Status::Done;
+                state.runs[i].result = Some(rel);
+                done_now += 1;
+                if !quiet {
+                    println!("{}", progress(&state, i, &r, started, done_now, e));
+                }
+                if let Some(why) = fails_badly(&r, e.stop.errors, &slos) {
+                    let n = state.skip_beyond(
+                        run.target,
+                        run.point,
+                        &format!("{} at {label}: {why}", target.name),
+                    );
+                    if n > 0 && !quiet {
+                        println!(
+                            "        {} failed badly at {label} ({why}): its {n} runs further along the sweep are skipped",
+                            target.name
+                        );
+                    }
+                }
+            }
+            Err(f) => {
+                state.runs[i].status = Status::Failed;
+                state.runs[i].note = Some(f.message.clone());
+                if !quiet {
+                    println!(
+                        "  [{:>3}/{total}] {:<12} {label:<22} FAILED: {}",
+                        i + 1,
+                        target.name,
+                        f.message
+                    );
+                }
+            }
+        }
+        save(&state, dir)?;
+    }
+    save(&state, dir)?;
+    let pending = state.count(Status::Pending);
+    if pending > 0 {
+        println!(
+            "Stopped with {pending} runs to go: `yace lab resume {}` goes on without redoing finished runs.",
+            dir.display()
+        );
+        return Ok(exit::SIGINT);
+    }
+    println!();
+    let analysis = lab::analysis::analyze(&state, |rel| read_result(&dir.join(rel)));
+    print!("{}", lab::render::text(&state, &analysis));
+    Ok(if state.count(Status::Failed) > 0 {
+        exit::RUNTIME
+    } else {
+        exit::OK
+    })
+}
+
+fn strip_monitors(argv: &mut Vec<String>) {
+    let mut out = Vec::with_capacity(argv.len());
+    let mut skip = false;
+    for w in argv.drain(..) {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if w == "--monitor" {
+            skip = true;
+            continue;
+        }
+        out.push(w);
+    }
+    *argv = out;
+}
+
+fn fails_badly(
+    r: &RunResult,
+    errors: Option<f64>,
+    slos: &[stats::threshold::Threshold],
+) -> Option<String> {
+    let finished = (r.summary.responses + r.summary.errors).max(1) as f64;
+    if let Some(max) = errors {
+        let share = r.summary.errors as f64 / finished;
+        if share > max {
+            return Some(format!(
+                "errors {:.1}% over {:.1}%",
+                share * 100.0,
+                max * 100.0
+            ));
+        }
+    }
+    let broken: Vec<String> = slos
+        .iter()
+        .map(|t| t.evaluate(r))
+        .filter(|t| !t.passed)
+        .map(|t| t.expr)
+        .collect();
+    (!broken.is_empty()).then(|| format!("{} broken", broken.join(", ")))
+}
+
+fn progress(
+    state: &State,
+    i: usize,
+    r: &RunResult,
+    started: Instant,
+    done_now: usize,
+    e: &Experiment,
+) -> String {
+    let run = &state.runs[i];
+    let left = state.count(Status::Pending);
+    let per_run = started.elapsed().as_secs_f64() / done_now.max(1) as f64;
+    let eta = Duration::from_secs((per_run * left as f64).ceil() as u64);
+    let _ = e;
+    format!(
+        "  [{:>3}/{}] block {:<2} {:<12} {:<22} {:>10.1} responses/s  p99 {:>9}  errors {:.2}%   {} left",
+        i + 1,
+        state.runs.len(),
+        run.block + 1,
+        state.targets[run.target],
+        experiment::point_label(&state.points[run.point]),
+        r.summary.rps,
+        report::duration_us(r.summary.latency.at(99.0).unwrap_or(0.0)),
+        r.summary.errors as f64 * 100.0 / (r.summary.requests.max(1)) as f64,
+        humantime::format_duration(eta)
+    )
+}
+
+fn read_result(path: &Path) -> Result<RunResult, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn report(r: &LabReportArgs) -> Result<u8, Failure> {
+    let state = State::load(&r.dir).map_err(Failure::usage)?;
+    let analysis = lab::analysis::analyze(&state, |rel| read_result(&r.dir.join(rel)));
+    let text = match r.format.as_str() {
+        "text" => lab::render::text(&state, &analysis),
+        "md" | "markdown" => lab::render::markdown(&state, &analysis),
+        "csv" => lab::render::csv(&state, &analysis),
+        "json" => serde_json::to_string_pretty(&analysis).expect("serializes") + "\n",
+        other => {
+            return Err(Failure::usage(format!(
+                "-F {other}: one of text, md, csv, json"
+            )))
+        }
+    };
+    match &r.output {
+        Some(p) => {
+            let out = driver::create_output("-o", Some(p))?;
+            if let Some(out) = out {
+                let path = out.path().to_owned();
+                out.write_with(|w| w.write_all(text.as_bytes()))
+                    .map_err(|e| driver::output_failure("-o", &path, e))?;
+            }
+        }
+        None => print!("{text}"),
+    }
+    Ok(exit::OK)
+}
+
+/// `yace compare A.json… -- B.json…`: seed 003's before/after, judged.
+pub fn compare(a: crate::args::CompareArgs) -> Result<u8, Failure> {
+    let practical = a
+        .practical
+        .trim()
+        .strip_suffix('%')
+        .and_then(|p| p.trim().parse::<f64>().ok())
+        .filter(|p| (0.0..100.0).contains(p))
+        .map(|p| p / 100.0)
+        .ok_or_else(|| Failure::usage(format!("--practical {}: a share like 2%", a.practical)))?;
+    let read_side =
+        |files: &[PathBuf]| -> Result<Vec<(String, lab::analysis::RunFigures)>, Failure> {
+            files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let r = read_result(f).map_err(Failure::usage)?;
+                    let key = format!("{} {}", r.plan.request.method, r.plan.target.url);
+                    Ok((key, lab::analysis::RunFigures::of(i as u32 + 1, &r)))
+                })
+                .collect()
+        };
+    let before = read_side(&a.before)?;
+    let after = read_side(&a.after)?;
+    let table = lab::compare::table(&before, &after, practical);
+    match a.format.as_str() {
+        "text" => print!(
+            "{}",
+            lab::compare::text(&table, a.before.len(), a.after.len())
+        ),
+        "md" | "markdown" => print!(
+            "{}",
+            lab::compare::markdown(&table, a.before.len(), a.after.len())
+        ),
+        other => return Err(Failure::usage(format!("-F {other}: text or md"))),
+    }
+    Ok(exit::OK)
+}

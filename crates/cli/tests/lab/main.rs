@@ -1,0 +1,423 @@
+//! `yace lab` and `yace compare` end to end, against `yace serve`'s pools
+//! (a known capacity: K workers × 1000 / N ms): the examples run scaled
+//! down; a faster target is found faster with its true difference inside
+//! the interval; identical targets show no difference; the knee of a
+//! concurrency sweep lands on the pool's size; a killed experiment resumes
+//! without redoing finished runs; a bad file is refused with file:line:col.
+//!
+//! A test binary of its own: its verdicts need a machine not busy with the
+//! other binaries' tests.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use support::yace;
+
+/// `yace serve` in a process of its own, stopped (by PID) when dropped.
+struct Serve {
+    child: Child,
+    port: u16,
+}
+
+impl Serve {
+    fn start() -> Serve {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(env!("CARGO_BIN_EXE_yace"))
+            .args(["serve", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "yace serve did not listen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Serve { child, port }
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// An example, pointed at `serve` and scaled down: 1 s runs, no warm-up,
+/// no cool-down, and `reps` repetitions when given.
+fn scaled(example: &str, serve: &Serve, reps: Option<u32>, extra: &[(&str, &str)]) -> PathBuf {
+    let text = std::fs::read_to_string(repo().join("examples/lab").join(example)).unwrap();
+    let mut out = String::new();
+    for line in text.lines() {
+        let l = line.trim_start();
+        if l.starts_with("duration =") {
+            out.push_str("duration = \"1s\"\n");
+        } else if l.starts_with("warmup =") || l.starts_with("cool_down =") {
+            continue;
+        } else if let (true, Some(n)) = (l.starts_with("repetitions ="), reps) {
+            out.push_str(&format!("repetitions = {n}\n"));
+        } else {
+            let mut l = line.replace("127.0.0.1:8080", &format!("127.0.0.1:{}", serve.port));
+            for (from, to) in extra {
+                l = l.replace(from, to);
+            }
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
+    let path = support::temp_path(example);
+    std::fs::write(&path, out).unwrap();
+    path
+}
+
+fn lab_run(file: &Path, dir: &Path) -> (String, Value) {
+    let out = yace()
+        .args(["lab", "run"])
+        .arg(file)
+        .arg("-o")
+        .arg(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (text, analysis(dir))
+}
+
+fn analysis(dir: &Path) -> Value {
+    let out = yace()
+        .args(["lab", "report"])
+        .arg(dir)
+        .args(["-F", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let d = support::temp_path(name);
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn before_and_after_the_faster_side_is_found_faster_by_its_true_amount() {
+    let serve = Serve::start();
+    let file = scaled("before-after.toml", &serve, None, &[]);
+    let dir = fresh_dir("before-after");
+    let (text, a) = lab_run(&file, &dir);
+    // 8 workers at 14 ms, then at 10 ms: 571 → 800 req/s, +40%.
+    let c = a["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == "throughput")
+        .unwrap_or_else(|| panic!("no throughput comparison: {text}"));
+    assert_eq!(c["verdict"], "better", "{text}");
+    let change = c["change"].as_f64().unwrap();
+    let (lo, hi) = (c["ci"][0].as_f64().unwrap(), c["ci"][1].as_f64().unwrap());
+    // The truth: the pool serves at K / service time, and with twice as
+    // many connections as workers a request waits one service time in the
+    // queue, so the latency medians measure the service times — 14 and
+    // 10 ms plus the timer's rounding, the same on both sides.
+    let p50 = |t: u64| {
+        a["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["target"] == t)
+            .unwrap()["p50_ms"]["median"]
+            .as_f64()
+            .unwrap()
+    };
+    let truth = p50(0) / p50(1) - 1.0;
+    assert!((0.25..=0.41).contains(&truth), "{truth}: {text}");
+    assert!(
+        lo - 0.02 <= truth && truth <= hi + 0.02,
+        "CI {lo}..{hi} misses the true change {truth} (from the service times): {text}"
+    );
+    assert!((change - truth).abs() < 0.03, "{change} vs {truth}: {text}");
+    assert!(text.contains("Compared with before"), "{text}");
+    assert!(
+        c["words"].as_str().unwrap().contains("higher"),
+        "{}",
+        c["words"]
+    );
+    // Six runs each, every result kept and reportable.
+    let runs = std::fs::read_to_string(dir.join("experiment.json")).unwrap();
+    let state: Value = serde_json::from_str(&runs).unwrap();
+    assert_eq!(state["runs"].as_array().unwrap().len(), 12);
+    for r in state["runs"].as_array().unwrap() {
+        assert_eq!(r["status"], "done");
+        assert!(dir.join(r["result"].as_str().unwrap()).exists());
+    }
+    // The same groups compared outside an experiment: the same verdict.
+    let side = |name: &str| -> Vec<PathBuf> {
+        let d = dir.join("runs").join(name).join("-");
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        v.sort();
+        v
+    };
+    let out = yace()
+        .arg("compare")
+        .args(side("before"))
+        .arg("--")
+        .args(side("after"))
+        .output()
+        .unwrap();
+    let cmp = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{cmp}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = cmp
+        .lines()
+        .find(|l| l.trim_start().starts_with("throughput"))
+        .unwrap();
+    assert!(line.contains("higher"), "{cmp}");
+}
+
+#[test]
+fn identical_targets_show_no_difference() {
+    let serve = Serve::start();
+    let file = scaled(
+        "before-after.toml",
+        &serve,
+        None,
+        &[("ms=14", "ms=10"), ("workers=8", "workers=4")],
+    );
+    let dir = fresh_dir("identical");
+    let (text, a) = lab_run(&file, &dir);
+    let c = a["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == "throughput")
+        .unwrap();
+    assert_eq!(c["verdict"], "no_difference", "{text}");
+    assert!(text.contains("no significant difference"), "{text}");
+}
+
+#[test]
+fn a_concurrency_sweep_finds_the_pools_knee() {
+    let serve = Serve::start();
+    let file = scaled(
+        "concurrency.toml",
+        &serve,
+        Some(2),
+        &[("to = 128", "to = 32")],
+    );
+    let dir = fresh_dir("sweep");
+    let (text, a) = lab_run(&file, &dir);
+    let sweeps = a["sweeps"].as_array().unwrap();
+    assert_eq!(sweeps.len(), 2, "{text}");
+    for (s, workers) in sweeps.iter().zip([8.0, 16.0]) {
+        let knee = s["knee"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no knee: {text}"));
+        assert!(
+            (knee - workers).abs() <= workers * 0.1,
+            "knee {knee} for a pool of {workers}: {text}"
+        );
+        // Throughput at the top is the pool's capacity (K × 1000 / 10 ms).
+        let top = s["points"].as_array().unwrap().last().unwrap()[1]
+            .as_f64()
+            .unwrap();
+        assert!(
+            (top - workers * 100.0).abs() < workers * 100.0 * 0.15,
+            "{top}/s at the top for {workers} workers: {text}"
+        );
+    }
+    assert!(text.contains("knee at connections = 8"), "{text}");
+    // The order was randomized within each block, not ascending.
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("experiment.json")).unwrap())
+            .unwrap();
+    let first: Vec<u64> = state["runs"].as_array().unwrap()[..12]
+        .iter()
+        .map(|r| r["point"].as_u64().unwrap())
+        .collect();
+    let mut sorted = first.clone();
+    sorted.sort_unstable();
+    assert_ne!(first, sorted, "block 1 ran in ascending order");
+}
+
+#[test]
+fn a_setting_swept_through_a_hook() {
+    let serve = Serve::start();
+    let file = scaled("setting.toml", &serve, Some(2), &[]);
+    let dir = fresh_dir("setting");
+    let (text, a) = lab_run(&file, &dir);
+    // Throughput grows with the pool: 4, 8, 16, 32 workers × 50/s.
+    let medians: Vec<f64> = a["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rps"]["median"].as_f64().unwrap())
+        .collect();
+    assert_eq!(medians.len(), 4, "{text}");
+    for (m, workers) in medians.iter().zip([4.0, 8.0, 16.0, 32.0]) {
+        let want = workers * 50.0;
+        assert!(
+            (m - want).abs() < want * 0.15,
+            "{m}/s for {workers} workers: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_killed_experiment_resumes_without_redoing_finished_runs() {
+    let serve = Serve::start();
+    let file = scaled("setting.toml", &serve, Some(2), &[]);
+    let dir = fresh_dir("resume");
+    let mut child = yace()
+        .args(["lab", "run"])
+        .arg(&file)
+        .arg("-o")
+        .arg(&dir)
+        .arg("-q")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let state_path = dir.join("experiment.json");
+    let done = |v: &Value| {
+        v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["status"] == "done")
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let before = loop {
+        assert!(Instant::now() < deadline, "no run finished in time");
+        if let Ok(text) = std::fs::read_to_string(&state_path) {
+            if let Ok(v) = serde_json::from_str::<Value>(&text) {
+                if done(&v) >= 3 {
+                    break v;
+                }
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap(); // SIGKILL: no chance to tidy up
+    child.wait().unwrap();
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+    let finished: Vec<(String, Vec<u8>)> = state["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["status"] == "done")
+        .map(|r| {
+            let rel = r["result"].as_str().unwrap().to_string();
+            let bytes = std::fs::read(dir.join(&rel)).unwrap();
+            (rel, bytes)
+        })
+        .collect();
+    assert!(finished.len() >= done(&before));
+    let out = yace().args(["lab", "resume"]).arg(&dir).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains(&format!("{} of 8 runs done", finished.len())),
+        "{text}"
+    );
+    // Finished runs were not run again: their files are as they were.
+    for (rel, bytes) in &finished {
+        assert_eq!(
+            &std::fs::read(dir.join(rel)).unwrap(),
+            bytes,
+            "{rel} was redone"
+        );
+    }
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state_path).unwrap()).unwrap();
+    assert_eq!(done(&state), 8);
+    // The file cannot change under a resume.
+    std::fs::write(
+        &file,
+        std::fs::read_to_string(&file).unwrap() + "\n# edited\n",
+    )
+    .unwrap();
+    let out = yace().args(["lab", "resume"]).arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("changed since the experiment started"));
+}
+
+#[test]
+fn a_bad_experiment_is_refused_with_every_problem_and_its_place() {
+    let file = support::temp_path("bad.toml");
+    std::fs::write(
+        &file,
+        "repetitions = 6\nduration = \"1s\"\n[run]\nconnections = \"many\"\nbogus = 1\n[[target]]\nname = \"a\"\n[sweep]\nmode = \"spiral\"\n",
+    )
+    .unwrap();
+    let out = yace()
+        .args(["lab", "run"])
+        .arg(&file)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let f = file.display().to_string();
+    for want in [
+        format!("{f}:4:15: connections:"),
+        format!("{f}:5:9: bogus:"),
+        "target 1 has no `url`".to_string(),
+        "unknown sweep mode `spiral`".to_string(),
+    ] {
+        assert!(err.contains(&want), "{want} missing from:\n{err}");
+    }
+    // --dry-run of a good one lists every run and the time it takes.
+    let serve = Serve::start();
+    let good = scaled("concurrency.toml", &serve, None, &[]);
+    let out = yace()
+        .args(["lab", "run"])
+        .arg(&good)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.starts_with("96 runs: 2 targets × 8 points × 6 repetitions, randomized order"),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.contains("yace run http")).count(),
+        96
+    );
+    assert!(text.contains("At most 1m 36s"), "{text}");
+}

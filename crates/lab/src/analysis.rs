@@ -1,0 +1,413 @@
+//! From an experiment's results to what they say: per point, medians with
+//! exact confidence intervals over repetitions (never over seconds: one
+//! run's seconds are not independent); outlying and drifting runs flagged;
+//! each target compared with the baseline at each point (Mann-Whitney U,
+//! bootstrap interval of the change, Holm over the experiment); and along a
+//! concurrency sweep, the Universal Scalability Law and the knee.
+
+use crate::experiment::Point;
+use crate::state::{State, Status};
+use crate::stats;
+use serde::Serialize;
+use yace_stats::RunResult;
+
+/// Confidence level of every interval.
+pub const LEVEL: f64 = 0.95;
+/// A repetition is flagged as an outlier only this far from the median too.
+pub const OUTLIER_MIN_DEVIATION: f64 = 0.05;
+/// Repetitions needed for an exact 95% interval of a median.
+pub const MIN_RUNS_FOR_CI: usize = 6;
+
+/// One run's figures: the unit of evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunFigures {
+    /// Block (repetition), from 1.
+    pub rep: u32,
+    /// Responses per second over the steady window: the run without its
+    /// first and last second.
+    pub rps: f64,
+    pub p50_ms: Option<f64>,
+    pub p99_ms: Option<f64>,
+    pub p999_ms: Option<f64>,
+    pub errors_pct: f64,
+    /// Server CPU-ms per request, where monitored.
+    pub server_cpu_ms: Option<f64>,
+    /// The client was the limit: the run measures yace, not the server.
+    pub saturated: bool,
+    /// Throughput trended inside the run (the server warming up, a cache
+    /// filling, something else on the machine).
+    pub drifted: bool,
+    pub responses: u64,
+}
+
+impl RunFigures {
+    pub fn of(rep: u32, r: &RunResult) -> RunFigures {
+        let rows = &r.series;
+        let steady: &[yace_stats::SecondRow] = if rows.len() >= 4 {
+            &rows[1..rows.len() - 1]
+        } else {
+            rows
+        };
+        let secs: f64 = steady.iter().map(|s| s.length_s).sum();
+        let rps = if secs > 0.0 {
+            steady.iter().map(|s| s.responses).sum::<u64>() as f64 / secs
+        } else {
+            r.summary.rps
+        };
+        let per_second: Vec<f64> = steady
+            .iter()
+            .filter(|s| s.length_s >= 0.999)
+            .map(|s| s.responses as f64)
+            .collect();
+        let count = r.summary.latency.count;
+        let pct = |q: f64| {
+            stats::enough_for(count, q)
+                .then(|| r.summary.latency.at(q * 100.0).map(|us| us / 1000.0))
+                .flatten()
+        };
+        let finished = (r.summary.responses + r.summary.errors).max(1) as f64;
+        RunFigures {
+            rep,
+            rps,
+            p50_ms: r.summary.latency.at(50.0).map(|us| us / 1000.0),
+            p99_ms: pct(0.99),
+            p999_ms: pct(0.999),
+            errors_pct: r.summary.errors as f64 * 100.0 / finished,
+            server_cpu_ms: r.monitor.as_ref().and_then(|m| m.server.cpu_ms_per_request),
+            saturated: r.client.saturated,
+            drifted: per_second.len() >= 8 && stats::drifts(&per_second, 0.01, 0.05),
+            responses: r.summary.responses,
+        }
+    }
+}
+
+/// A figure over a point's repetitions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figure {
+    pub median: f64,
+    /// Exact 95% interval from order statistics; `None` with too few runs.
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub mean: f64,
+    pub sd: f64,
+    /// Runs it is over (drifting and client-bound runs left out).
+    pub n: usize,
+}
+
+impl Figure {
+    fn of(xs: &[f64]) -> Option<Figure> {
+        if xs.is_empty() {
+            return None;
+        }
+        let ci = stats::median_ci(xs, LEVEL);
+        let (mean, sd) = stats::mean_sd(xs);
+        Some(Figure {
+            median: ci.median,
+            lo: ci.lo,
+            hi: ci.hi,
+            mean,
+            sd,
+            n: xs.len(),
+        })
+    }
+}
+
+/// One target at one point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PointStats {
+    pub target: usize,
+    pub point: usize,
+    pub runs: Vec<RunFigures>,
+    pub rps: Option<Figure>,
+    pub p50_ms: Option<Figure>,
+    pub p99_ms: Option<Figure>,
+    pub p999_ms: Option<Figure>,
+    pub errors_pct: Option<Figure>,
+    pub server_cpu_ms: Option<Figure>,
+    /// Repetitions whose throughput lies far from the median (flagged, kept).
+    pub outliers: Vec<u32>,
+    /// Repetitions left out of the intervals: drifting or client-bound.
+    pub left_out: Vec<u32>,
+    /// Runs not done (skipped by a stop rule, failed).
+    pub missing: usize,
+}
+
+/// One comparison of a target with the baseline at a point.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    pub target: usize,
+    pub baseline: usize,
+    pub point: usize,
+    /// `throughput` or `p99`.
+    pub metric: String,
+    /// median(target) / median(baseline) − 1.
+    pub change: f64,
+    pub ci: Option<(f64, f64)>,
+    pub p: f64,
+    /// Holm-adjusted over every comparison of the experiment.
+    pub p_adjusted: f64,
+    /// `better`, `worse`, `no_difference`, `too_few_runs`.
+    pub verdict: String,
+    pub words: String,
+    pub n_target: usize,
+    pub n_baseline: usize,
+}
+
+/// A target's throughput along a concurrency sweep.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepFit {
+    pub target: usize,
+    /// The swept parameter (`connections`, `users`).
+    pub param: String,
+    /// (N, median throughput) of the points used.
+    pub points: Vec<(f64, f64)>,
+    pub usl: Option<stats::Usl>,
+    /// Where throughput stops growing (Kneedle).
+    pub knee: Option<f64>,
+    /// Points left out (the client was the limit), as labels.
+    pub excluded: Vec<String>,
+}
+
+/// Everything the experiment's results say.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Analysis {
+    pub points: Vec<PointStats>,
+    pub comparisons: Vec<Comparison>,
+    pub sweeps: Vec<SweepFit>,
+    /// Results that could not be read.
+    pub problems: Vec<String>,
+}
+
+/// Reads each done run's result with `read` (a path relative to the
+/// experiment's directory) and analyzes them.
+pub fn analyze(state: &State, read: impl Fn(&str) -> Result<RunResult, String>) -> Analysis {
+    let mut problems = Vec::new();
+    let mut points = Vec::new();
+    for target in 0..state.targets.len() {
+        for point in 0..state.points.len() {
+            let mut runs = Vec::new();
+            let mut missing = 0;
+            for r in state
+                .runs
+                .iter()
+                .filter(|r| r.target == target && r.point == point)
+            {
+                match (r.status, &r.result) {
+                    (Status::Done, Some(rel)) => match read(rel) {
+                        Ok(res) => runs.push(RunFigures::of(r.block + 1, &res)),
+                        Err(e) => {
+                            problems.push(e);
+                            missing += 1;
+                        }
+                    },
+                    _ => missing += 1,
+                }
+            }
+            runs.sort_by_key(|f| f.rep);
+            points.push(point_stats(target, point, runs, missing));
+        }
+    }
+    let comparisons = compare_all(state, &points);
+    let sweeps = sweeps(state, &points);
+    Analysis {
+        points,
+        comparisons,
+        sweeps,
+        problems,
+    }
+}
+
+/// A point's figures over the runs that measure the server.
+pub fn point_stats(
+    target: usize,
+    point: usize,
+    runs: Vec<RunFigures>,
+    missing: usize,
+) -> PointStats {
+    let valid: Vec<&RunFigures> = runs.iter().filter(|r| !r.drifted && !r.saturated).collect();
+    let left_out = runs
+        .iter()
+        .filter(|r| r.drifted || r.saturated)
+        .map(|r| r.rep)
+        .collect();
+    let col = |f: &dyn Fn(&RunFigures) -> Option<f64>| -> Vec<f64> {
+        valid.iter().filter_map(|r| f(r)).collect()
+    };
+    let rps = col(&|r| Some(r.rps));
+    // Far from the median in MAD units, and by enough to matter: with a
+    // tiny spread, a run 1% off is not an outlier.
+    let med = stats::median(&rps);
+    let flagged: Vec<bool> = stats::outliers(&rps, 3.5)
+        .into_iter()
+        .zip(&rps)
+        .map(|(f, x)| f && med > 0.0 && ((x - med) / med).abs() > OUTLIER_MIN_DEVIATION)
+        .collect();
+    let outliers = valid
+        .iter()
+        .zip(&flagged)
+        .filter(|(_, f)| **f)
+        .map(|(r, _)| r.rep)
+        .collect();
+    // A percentile counts only where every run had enough samples for it.
+    let all_or_none = |v: Vec<f64>| {
+        if v.len() == valid.len() {
+            Figure::of(&v)
+        } else {
+            None
+        }
+    };
+    PointStats {
+        target,
+        point,
+        rps: Figure::of(&rps),
+        p50_ms: Figure::of(&col(&|r| r.p50_ms)),
+        p99_ms: all_or_none(col(&|r| r.p99_ms)),
+        p999_ms: all_or_none(col(&|r| r.p999_ms)),
+        errors_pct: Figure::of(&col(&|r| Some(r.errors_pct))),
+        server_cpu_ms: all_or_none(col(&|r| r.server_cpu_ms)),
+        outliers,
+        left_out,
+        missing,
+        runs,
+    }
+}
+
+/// Each figure's values over a point's valid runs.
+fn values(p: &PointStats, metric: &str) -> Vec<f64> {
+    p.runs
+        .iter()
+        .filter(|r| !r.drifted && !r.saturated)
+        .filter_map(|r| match metric {
+            "throughput" => Some(r.rps),
+            "p99" => r.p99_ms,
+            "server CPU per request" => r.server_cpu_ms,
+            _ => None,
+        })
+        .collect()
+}
+
+/// Two groups of runs compared on one metric, before Holm.
+pub fn compare_groups(
+    a: &[f64],
+    b: &[f64],
+    metric: &str,
+    practical: f64,
+    seed: u64,
+) -> stats::Comparison {
+    stats::compare(
+        a,
+        b,
+        &stats::Compare {
+            alpha: 0.05,
+            practical,
+            higher_is_better: metric == "throughput",
+            level: LEVEL,
+            seed,
+        },
+    )
+}
+
+fn compare_all(state: &State, points: &[PointStats]) -> Vec<Comparison> {
+    let base = state.baseline;
+    let mut typed = Vec::new();
+    let mut rows = Vec::new();
+    for p in points.iter().filter(|p| p.target != base) {
+        let Some(b) = points
+            .iter()
+            .find(|q| q.target == base && q.point == p.point)
+        else {
+            continue;
+        };
+        for metric in ["throughput", "p99", "server CPU per request"] {
+            let (xa, xb) = (values(b, metric), values(p, metric));
+            if xa.is_empty() || xb.is_empty() {
+                continue;
+            }
+            let c = compare_groups(
+                &xa,
+                &xb,
+                metric,
+                state.practical,
+                state.seed ^ (rows.len() as u64),
+            );
+            typed.push(c);
+            rows.push((p.target, p.point, metric, xa.len(), xb.len()));
+        }
+    }
+    stats::apply_holm(&mut typed);
+    typed
+        .into_iter()
+        .zip(rows)
+        .map(|(c, (target, point, metric, na, nb))| Comparison {
+            target,
+            baseline: base,
+            point,
+            metric: metric.to_string(),
+            change: c.change,
+            ci: c.ci,
+            p: c.p,
+            p_adjusted: c.p_adjusted.unwrap_or(c.p),
+            verdict: verdict_name(&c.verdict).into(),
+            words: c.words(metric),
+            n_target: nb,
+            n_baseline: na,
+        })
+        .collect()
+}
+
+fn verdict_name(v: &stats::Verdict) -> &'static str {
+    match v {
+        stats::Verdict::Better => "better",
+        stats::Verdict::Worse => "worse",
+        stats::Verdict::NoDifference => "no_difference",
+        stats::Verdict::TooFewRuns { .. } => "too_few_runs",
+    }
+}
+
+/// Throughput along the first swept parameter when it is a concurrency
+/// (`connections`, `users`): the USL fit and the knee, per target (other
+/// parameters at their first value).
+fn sweeps(state: &State, points: &[PointStats]) -> Vec<SweepFit> {
+    let Some((param, _)) = state.points.first().and_then(|p| p.first()).cloned() else {
+        return Vec::new();
+    };
+    if !matches!(param.as_str(), "connections" | "users" | "c") {
+        return Vec::new();
+    }
+    let rest_first: Option<Point> = state.points.first().map(|p| p[1..].to_vec());
+    let mut out = Vec::new();
+    for target in 0..state.targets.len() {
+        let mut xy = Vec::new();
+        let mut excluded = Vec::new();
+        for p in points.iter().filter(|p| p.target == target) {
+            let point = &state.points[p.point];
+            if Some(point[1..].to_vec()) != rest_first {
+                continue;
+            }
+            let Ok(n) = point[0].1.parse::<f64>() else {
+                continue;
+            };
+            let bound = p.runs.iter().filter(|r| r.saturated).count();
+            if bound * 2 > p.runs.len() || p.rps.is_none() {
+                excluded.push(crate::experiment::point_label(point));
+                continue;
+            }
+            if let Some(f) = &p.rps {
+                xy.push((n, f.median));
+            }
+        }
+        xy.sort_by(|a, b| a.0.total_cmp(&b.0));
+        if xy.len() < 3 {
+            continue;
+        }
+        out.push(SweepFit {
+            target,
+            param: param.clone(),
+            usl: stats::usl_fit(&xy),
+            knee: stats::knee(&xy),
+            points: xy,
+            excluded,
+        });
+    }
+    out
+}

@@ -1,0 +1,259 @@
+//! `yace compare A… -- B…`: groups of saved results (each a repetition),
+//! benchstat-like — per URL and metric the two medians with their
+//! intervals, the change with its bootstrap interval, Mann-Whitney U's p
+//! (Holm-adjusted over the table) and a verdict in words; a geometric-mean
+//! row when there are several URLs.
+
+use crate::analysis::{compare_groups, Figure, RunFigures};
+use crate::stats;
+use std::fmt::Write as _;
+
+/// One row: a metric of one URL.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub url: String,
+    pub metric: &'static str,
+    pub before: Option<Figure>,
+    pub after: Option<Figure>,
+    pub comparison: Option<stats::Comparison>,
+}
+
+/// The table, and the geometric mean of each metric's ratio over URLs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub rows: Vec<Row>,
+    pub geomean: Vec<(&'static str, f64)>,
+    pub practical: f64,
+}
+
+const METRICS: [&str; 5] = [
+    "throughput",
+    "p50",
+    "p99",
+    "errors",
+    "server CPU per request",
+];
+
+fn value(r: &RunFigures, metric: &str) -> Option<f64> {
+    match metric {
+        "throughput" => Some(r.rps),
+        "p50" => r.p50_ms,
+        "p99" => r.p99_ms,
+        "errors" => Some(r.errors_pct),
+        "server CPU per request" => r.server_cpu_ms,
+        _ => None,
+    }
+}
+
+fn figure(xs: &[f64]) -> Option<Figure> {
+    if xs.is_empty() {
+        return None;
+    }
+    let ci = stats::median_ci(xs, crate::analysis::LEVEL);
+    let (mean, sd) = stats::mean_sd(xs);
+    Some(Figure {
+        median: ci.median,
+        lo: ci.lo,
+        hi: ci.hi,
+        mean,
+        sd,
+        n: xs.len(),
+    })
+}
+
+/// Builds the table; results are paired by `METHOD URL`.
+pub fn table(
+    before: &[(String, RunFigures)],
+    after: &[(String, RunFigures)],
+    practical: f64,
+) -> Table {
+    // One URL a side: they are the one thing compared, whatever their
+    // URLs (a page before and after a change of address, two servers).
+    let one = |g: &[(String, RunFigures)]| {
+        let first = g.first().map(|(u, _)| u.clone());
+        first.filter(|f| g.iter().all(|(u, _)| u == f))
+    };
+    if let (Some(a), Some(b)) = (one(before), one(after)) {
+        if a != b {
+            let key = format!("{a}  vs  {b}");
+            let relabel = |g: &[(String, RunFigures)]| -> Vec<(String, RunFigures)> {
+                g.iter().map(|(_, r)| (key.clone(), r.clone())).collect()
+            };
+            return table(&relabel(before), &relabel(after), practical);
+        }
+    }
+    let mut urls: Vec<String> = Vec::new();
+    for (u, _) in before.iter().chain(after) {
+        if !urls.contains(u) {
+            urls.push(u.clone());
+        }
+    }
+    let mut rows = Vec::new();
+    let mut typed = Vec::new();
+    for url in &urls {
+        for metric in METRICS {
+            let side = |g: &[(String, RunFigures)]| -> Vec<f64> {
+                g.iter()
+                    .filter(|(u, r)| u == url && !r.saturated)
+                    .filter_map(|(_, r)| value(r, metric))
+                    .collect()
+            };
+            let (a, b) = (side(before), side(after));
+            if a.is_empty() && b.is_empty() {
+                continue;
+            }
+            // Errors: a difference between no errors and no errors is none.
+            let no_errors = metric == "errors" && a.iter().chain(&b).all(|x| *x == 0.0);
+            let comparable = !(a.is_empty() || b.is_empty() || no_errors);
+            let c = comparable
+                .then(|| compare_groups(&a, &b, metric, practical, 0x5eed ^ rows.len() as u64));
+            if let Some(c) = &c {
+                typed.push((rows.len(), c.clone()));
+            }
+            rows.push(Row {
+                url: url.clone(),
+                metric,
+                before: figure(&a),
+                after: figure(&b),
+                comparison: c,
+            });
+        }
+    }
+    let mut cs: Vec<stats::Comparison> = typed.iter().map(|(_, c)| c.clone()).collect();
+    stats::apply_holm(&mut cs);
+    for ((i, _), c) in typed.iter().zip(cs) {
+        rows[*i].comparison = Some(c);
+    }
+    let geomean = if urls.len() > 1 {
+        METRICS
+            .iter()
+            .filter_map(|m| {
+                let ratios: Vec<f64> = rows
+                    .iter()
+                    .filter(|r| r.metric == *m)
+                    .filter_map(|r| Some(r.after.as_ref()?.median / r.before.as_ref()?.median))
+                    .filter(|x| x.is_finite() && *x > 0.0)
+                    .collect();
+                (ratios.len() == urls.len()).then(|| {
+                    let g =
+                        (ratios.iter().map(|x| x.ln()).sum::<f64>() / ratios.len() as f64).exp();
+                    (*m, g - 1.0)
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Table {
+        rows,
+        geomean,
+        practical,
+    }
+}
+
+fn unit(metric: &str) -> &'static str {
+    match metric {
+        "throughput" => "/s",
+        "errors" => "%",
+        _ => " ms",
+    }
+}
+
+fn shown(f: &Option<Figure>, metric: &str) -> String {
+    match f {
+        None => "—".into(),
+        Some(f) => {
+            let u = unit(metric);
+            let n = |x: f64| {
+                if x >= 100.0 {
+                    format!("{x:.0}")
+                } else if x >= 10.0 {
+                    format!("{x:.1}")
+                } else {
+                    format!("{x:.3}")
+                }
+            };
+            match (f.lo, f.hi) {
+                (Some(lo), Some(hi)) => format!("{}{u} [{}–{}]", n(f.median), n(lo), n(hi)),
+                _ => format!("{}{u} (n={})", n(f.median), f.n),
+            }
+        }
+    }
+}
+
+fn verdict(r: &Row) -> String {
+    match &r.comparison {
+        Some(c) => c.words(r.metric),
+        None => "—".into(),
+    }
+}
+
+/// For a terminal.
+pub fn text(t: &Table, n_before: usize, n_after: usize) -> String {
+    let mut s = format!(
+        "{n_before} results -- {n_after} results: medians [95% CI] over results; Mann-Whitney U, Holm-adjusted over the table; a change under {:.0}% counts as none\n",
+        t.practical * 100.0
+    );
+    let mut url = "";
+    for r in &t.rows {
+        if r.url != url {
+            url = &r.url;
+            let _ = writeln!(s, "\n{url}");
+        }
+        let _ = writeln!(
+            s,
+            "  {:<24} {:<28} {:<28} {}",
+            r.metric,
+            shown(&r.before, r.metric),
+            shown(&r.after, r.metric),
+            verdict(r)
+        );
+    }
+    if !t.geomean.is_empty() {
+        let _ = writeln!(
+            s,
+            "\ngeometric mean of the change over {} URLs",
+            t.rows
+                .iter()
+                .map(|r| &r.url)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+        );
+        for (m, g) in &t.geomean {
+            let _ = writeln!(s, "  {:<24} {:+.1}%", m, g * 100.0);
+        }
+    }
+    if t.rows
+        .iter()
+        .any(|r| r.before.as_ref().is_some_and(|f| f.lo.is_none()))
+    {
+        let _ = writeln!(
+            s,
+            "\n(no interval with fewer than 6 results a side: an exact 95% interval of a median needs 6)"
+        );
+    }
+    s
+}
+
+/// As a Markdown table.
+pub fn markdown(t: &Table, n_before: usize, n_after: usize) -> String {
+    let mut s = format!(
+        "{n_before} results against {n_after}: medians [95% CI]; Mann-Whitney U, Holm-adjusted; a change under {:.0}% counts as none.\n\n| URL | metric | before | after | verdict |\n| --- | --- | ---: | ---: | --- |\n",
+        t.practical * 100.0
+    );
+    for r in &t.rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} |",
+            r.url,
+            r.metric,
+            shown(&r.before, r.metric),
+            shown(&r.after, r.metric),
+            verdict(r)
+        );
+    }
+    for (m, g) in &t.geomean {
+        let _ = writeln!(s, "| geomean | {m} | | | {:+.1}% |", g * 100.0);
+    }
+    s
+}

@@ -1,0 +1,877 @@
+//! An experiment file: targets × a sweep × repetitions, read with the same
+//! diagnostics as scenario files (`file:line:col`, every problem at once).
+//!
+//! ```toml
+//! name = "nginx vs apache, concurrency"
+//! repetitions = 6
+//! duration = "10s"
+//! warmup = "2s"
+//! cool_down = "5s"
+//!
+//! [run]                 # any `yace run` option, for every run
+//! threads = 1
+//!
+//! [[target]]
+//! name = "nginx"
+//! url = "http://127.0.0.1:8080/"
+//! monitor = ["system", "nginx:http://127.0.0.1:8080/nginx_status"]
+//!
+//! [[target]]
+//! name = "apache"
+//! url = "http://127.0.0.1:8081/"
+//!
+//! [sweep]
+//! connections = [1, 10, 100, 200]
+//!
+//! [stop]
+//! errors = "10%"
+//! ```
+
+use plan::Diagnostics;
+use scenario::doc::{self, Fields, Kind, Node, Pos, Sink};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// One experiment, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Experiment {
+    pub name: String,
+    /// The file it was read from, as given.
+    pub file: String,
+    /// Seeds the randomized order; the same seed gives the same order.
+    pub seed: u64,
+    pub repetitions: u32,
+    pub length: Length,
+    /// A run before each recorded one, not recorded (the server warms up).
+    pub warmup: Option<Duration>,
+    /// Rest between runs.
+    pub cool_down: Duration,
+    pub order: Order,
+    /// `yace run` options for every run, as `(key, flag words)`.
+    pub run: Vec<Opt>,
+    pub targets: Vec<Target>,
+    pub sweep: Sweep,
+    pub stop: Stop,
+    /// The target the others are compared with (default: the first).
+    pub baseline: usize,
+    /// The smallest change worth calling a difference (default 2%).
+    pub practical: f64,
+}
+
+/// How long each run lasts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Length {
+    Duration(Duration),
+    Requests(u64),
+}
+
+/// The order runs are done in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Randomized complete blocks: each repetition visits every (target,
+    /// point) once, in a seeded random order, so drift over time does not
+    /// masquerade as a difference.
+    Randomized,
+    /// Each block in the file's order (as the seeds do it by hand; confounds
+    /// the level with time).
+    Sequential,
+}
+
+/// A `yace run` option: its key as written, and the words it adds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opt {
+    pub key: String,
+    pub words: Vec<String>,
+    pub pos: Pos,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    pub name: String,
+    pub url: String,
+    pub monitors: Vec<String>,
+    /// Shell commands run before and after each of its runs.
+    pub before: Option<String>,
+    pub after: Option<String>,
+    pub run: Vec<Opt>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// Every combination of the parameters' values.
+    Grid,
+    /// Each parameter varied alone, the others at their first value.
+    OneAtATime,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    pub mode: Mode,
+    pub params: Vec<Param>,
+}
+
+/// A swept parameter: a `yace run` option, or a variable for the hooks
+/// (`var.NAME`: `$YACE_VAR_NAME` and `{{NAME}}` in the URL and hooks).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub var: bool,
+    pub values: Vec<String>,
+    pub pos: Pos,
+}
+
+/// Skip the rest of a target's sweep once a point fails badly.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Stop {
+    /// Error share (0.1 = 10%) above which a point fails badly.
+    pub errors: Option<f64>,
+    /// Threshold expressions (`p99<1s`) that a point must hold.
+    pub slo: Vec<String>,
+}
+
+/// One point of the sweep: a value per parameter, in the sweep's order.
+pub type Point = Vec<(String, String)>;
+
+/// Checks one option's words as `yace run` would take them.
+pub type Validate<'a> = &'a dyn Fn(&[String]) -> Result<(), String>;
+
+const TOP: &[&str] = &[
+    "name",
+    "seed",
+    "repetitions",
+    "duration",
+    "requests",
+    "warmup",
+    "cool_down",
+    "order",
+    "run",
+    "target",
+    "sweep",
+    "stop",
+    "compare",
+];
+
+/// Options the lab sets itself, refused in `[run]` and `[sweep]`.
+const OWN: &[&str] = &[
+    "url", "duration", "requests", "json", "html", "junit", "file", "dry_run", "monitor",
+];
+
+/// Reads an experiment file (TOML, or YAML by its extension). `validate`
+/// checks `yace run` options (the CLI passes its own parser).
+pub fn load(path: &Path, validate: Validate) -> Result<Experiment, Diagnostics> {
+    let origin = path.display().to_string();
+    let fail = |problem: String, hint: &str| {
+        Diagnostics(vec![plan::Diagnostic {
+            source: plan::Source::File {
+                file: origin.clone(),
+                line: 0,
+                column: 0,
+            },
+            problem,
+            hint: Some(hint.into()),
+        }])
+    };
+    let format = doc::Format::from_path(path).ok_or_else(|| {
+        fail(
+            "an experiment file must end in .toml, .yaml or .yml".into(),
+            "rename it, so its format is known",
+        )
+    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| fail(format!("cannot read: {e}"), "check the path"))?;
+    parse(&text, format, &origin, validate)
+}
+
+/// Parses experiment text; `origin` names it in diagnostics.
+pub fn parse(
+    text: &str,
+    format: doc::Format,
+    origin: &str,
+    validate: Validate,
+) -> Result<Experiment, Diagnostics> {
+    let root = doc::parse(text, format, origin)?;
+    let mut s = Sink::new(origin);
+    let e = build(&root, origin, &mut s, validate);
+    match e {
+        Some(e) if s.is_empty() => Ok(e),
+        _ => {
+            if s.is_empty() {
+                s.err(Pos::new(1, 1), "the experiment is not valid");
+            }
+            Err(s.finish())
+        }
+    }
+}
+
+fn build(root: &Node, origin: &str, s: &mut Sink, validate: Validate) -> Option<Experiment> {
+    let top = doc::table(s, root, "the experiment", TOP)?;
+    let name = top
+        .get("name")
+        .and_then(|n| doc::string(s, n, "name"))
+        .map(str::to_owned)
+        .unwrap_or_else(|| {
+            Path::new(origin)
+                .file_stem()
+                .map_or("experiment".into(), |f| f.to_string_lossy().into_owned())
+        });
+    let seed = match top.get("seed") {
+        Some(n) => doc::uint(s, n, "seed", 0).unwrap_or(0),
+        None => 0x0005_eed0_f1ab,
+    };
+    let repetitions = match top.get("repetitions") {
+        Some(n) => doc::uint(s, n, "repetitions", 1).unwrap_or(6) as u32,
+        None => 6,
+    };
+    let length = match (top.get("duration"), top.get("requests")) {
+        (Some(_), Some(_)) => {
+            s.hint(
+                top.key_pos("requests").unwrap_or(top.pos),
+                "both `duration` and `requests` are set",
+                "give each run one length: a duration, or a number of requests",
+            );
+            None
+        }
+        (Some(d), None) => doc::duration(s, d, "duration").map(Length::Duration),
+        (None, Some(n)) => doc::uint(s, n, "requests", 1).map(Length::Requests),
+        (None, None) => Some(Length::Duration(Duration::from_secs(10))),
+    };
+    let warmup = top
+        .get("warmup")
+        .and_then(|n| doc::duration(s, n, "warmup"))
+        .filter(|d| !d.is_zero());
+    let cool_down = top
+        .get("cool_down")
+        .and_then(|n| doc::duration(s, n, "cool_down"))
+        .unwrap_or(Duration::ZERO);
+    let order = match top.get("order").and_then(|n| doc::string(s, n, "order")) {
+        None | Some("randomized") => Order::Randomized,
+        Some("sequential") => Order::Sequential,
+        Some(other) => {
+            s.hint(
+                top.get("order").map_or(top.pos, |n| n.pos),
+                format!("unknown order `{other}`"),
+                "use `randomized` (the default: drift cannot pass for a difference) or `sequential`",
+            );
+            Order::Randomized
+        }
+    };
+    let run = top
+        .get("run")
+        .map(|n| options(s, n, "[run]", validate))
+        .unwrap_or_default();
+    let targets = targets(s, &top, validate);
+    let sweep = top
+        .get("sweep")
+        .map(|n| sweep(s, n, validate))
+        .unwrap_or(Sweep {
+            mode: Mode::Grid,
+            params: Vec::new(),
+        });
+    let stop = top.get("stop").map(|n| stop(s, n)).unwrap_or_default();
+    let (baseline, practical) = compare(s, top.get("compare"), &targets);
+    Some(Experiment {
+        name,
+        file: origin.to_string(),
+        seed,
+        repetitions,
+        length: length?,
+        warmup,
+        cool_down,
+        order,
+        run,
+        targets,
+        sweep,
+        stop,
+        baseline,
+        practical,
+    })
+}
+
+fn targets(s: &mut Sink, top: &Fields, validate: Validate) -> Vec<Target> {
+    let Some(node) = top.get("target") else {
+        s.hint(
+            top.pos,
+            "the experiment has no target",
+            "add a [[target]] with a name and a url",
+        );
+        return Vec::new();
+    };
+    let Some(list) = doc::list(s, node, "target") else {
+        return Vec::new();
+    };
+    let mut out: Vec<Target> = Vec::new();
+    for (i, t) in list.iter().enumerate() {
+        let what = format!("target {}", i + 1);
+        let Some(f) = doc::table(
+            s,
+            t,
+            &what,
+            &["name", "url", "monitor", "before", "after", "run"],
+        ) else {
+            continue;
+        };
+        let name = f
+            .get("name")
+            .and_then(|n| doc::string(s, n, "name"))
+            .map_or_else(|| format!("target{}", i + 1), str::to_owned);
+        if out.iter().any(|o| o.name == name) {
+            s.err(
+                f.key_pos("name").unwrap_or(f.pos),
+                format!("two targets are named `{name}`: each needs its own name"),
+            );
+        }
+        let url = f
+            .require(s, "url", &what)
+            .and_then(|n| doc::string(s, n, "url"))
+            .map(str::to_owned)
+            .unwrap_or_default();
+        let monitors = match f.get("monitor") {
+            Some(n) => {
+                let specs = match &n.kind {
+                    Kind::Str(_) => doc::string(s, n, "monitor")
+                        .map(|x| vec![x.to_string()])
+                        .unwrap_or_default(),
+                    _ => doc::strings(s, n, "monitor"),
+                };
+                for spec in &specs {
+                    if let Err(e) = validate(&["--monitor".into(), spec.clone()]) {
+                        s.err(n.pos, e);
+                    }
+                }
+                specs
+            }
+            None => Vec::new(),
+        };
+        let hook = |s: &mut Sink, key: &str| {
+            f.get(key)
+                .and_then(|n| doc::string(s, n, key))
+                .map(str::to_owned)
+        };
+        let before = hook(s, "before");
+        let after = hook(s, "after");
+        let run = f
+            .get("run")
+            .map(|n| options(s, n, &format!("[target.run] of {name}"), validate))
+            .unwrap_or_default();
+        out.push(Target {
+            name,
+            url,
+            monitors,
+            before,
+            after,
+            run,
+        });
+    }
+    out
+}
+
+/// `key = value` pairs as `yace run` flags: `threads = 2` is `--threads 2`,
+/// `keepalive = false` is `--no-keepalive`, a list repeats the flag.
+fn options(s: &mut Sink, node: &Node, what: &str, validate: Validate) -> Vec<Opt> {
+    let Some(entries) = doc::any_table(s, node, what) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in entries {
+        if OWN.contains(&e.key.as_str()) {
+            s.hint(
+                e.key_pos,
+                format!("`{}` is set by the lab, not in {what}", e.key),
+                "give the run's length with `duration` or `requests` at the top, and targets' \
+                 URLs and monitors in [[target]]",
+            );
+            continue;
+        }
+        let Some(words) = option_words(s, &e.key, &e.value) else {
+            continue;
+        };
+        if let Err(msg) = validate(&words) {
+            s.err(e.value.pos, format!("{}: {msg}", e.key));
+            continue;
+        }
+        out.push(Opt {
+            key: e.key.clone(),
+            words,
+            pos: e.key_pos,
+        });
+    }
+    out
+}
+
+fn flag(key: &str) -> String {
+    format!("--{}", key.replace('_', "-"))
+}
+
+fn option_words(s: &mut Sink, key: &str, value: &Node) -> Option<Vec<String>> {
+    Some(match &value.kind {
+        Kind::Bool(true) => vec![flag(key)],
+        Kind::Bool(false) => vec![flag(&format!("no-{key}"))],
+        Kind::Seq(items) => {
+            let mut w = Vec::new();
+            for it in items {
+                w.push(flag(key));
+                w.push(doc::scalar_text(s, it, key)?);
+            }
+            w
+        }
+        _ => vec![flag(key), doc::scalar_text(s, value, key)?],
+    })
+}
+
+fn sweep(s: &mut Sink, node: &Node, validate: Validate) -> Sweep {
+    let mut mode = Mode::Grid;
+    let mut params = Vec::new();
+    let Some(entries) = doc::any_table(s, node, "[sweep]") else {
+        return Sweep { mode, params };
+    };
+    for e in entries {
+        if e.key == "mode" {
+            match doc::string(s, &e.value, "mode") {
+                Some("grid") => mode = Mode::Grid,
+                Some("one-at-a-time") => mode = Mode::OneAtATime,
+                Some(other) => s.hint(
+                    e.value.pos,
+                    format!("unknown sweep mode `{other}`"),
+                    "use `grid` (every combination) or `one-at-a-time`",
+                ),
+                None => {}
+            }
+            continue;
+        }
+        let (name, var) = match e.key.strip_prefix("var.") {
+            Some(v) => (v.to_string(), true),
+            None => (e.key.clone(), false),
+        };
+        // A dotted TOML key (`var.children = […]`) arrives as a table.
+        if e.key == "var" {
+            if let Kind::Map(vars) = &e.value.kind {
+                for v in vars {
+                    if let Some(values) = values(s, &v.key, &v.value) {
+                        params.push(Param {
+                            name: v.key.clone(),
+                            var: true,
+                            values,
+                            pos: v.key_pos,
+                        });
+                    }
+                }
+                continue;
+            }
+        }
+        if !var && OWN.contains(&name.as_str()) {
+            s.err(
+                e.key_pos,
+                format!("`{name}` cannot be swept: the lab sets it"),
+            );
+            continue;
+        }
+        let Some(vals) = values(s, &e.key, &e.value) else {
+            continue;
+        };
+        if !var {
+            for v in &vals {
+                if let Err(msg) = validate(&[flag(&name), v.clone()]) {
+                    s.err(e.value.pos, format!("{name} = {v}: {msg}"));
+                }
+            }
+        }
+        params.push(Param {
+            name,
+            var,
+            values: vals,
+            pos: e.key_pos,
+        });
+    }
+    Sweep { mode, params }
+}
+
+/// A list of values, or `{ from, to, step }` / `{ from, to, times }` (a
+/// geometric series: 1, 2, 4 … with `times = 2`).
+fn values(s: &mut Sink, key: &str, node: &Node) -> Option<Vec<String>> {
+    match &node.kind {
+        Kind::Seq(items) => {
+            let v: Vec<String> = items
+                .iter()
+                .filter_map(|i| doc::scalar_text(s, i, key))
+                .collect();
+            if v.is_empty() {
+                s.err(node.pos, format!("{key}: an empty list sweeps nothing"));
+                return None;
+            }
+            Some(v)
+        }
+        Kind::Map(_) => {
+            let f = doc::table(s, node, key, &["from", "to", "step", "times"])?;
+            let num = |s: &mut Sink, k: &str| f.get(k).and_then(|n| doc::positive(s, n, k));
+            let (from, to) = (num(s, "from")?, num(s, "to")?);
+            let mut out = Vec::new();
+            match (num(s, "step"), num(s, "times")) {
+                (Some(step), None) => {
+                    let mut x = from;
+                    while x <= to + 1e-9 && out.len() < 1000 {
+                        out.push(fmt_num(x));
+                        x += step;
+                    }
+                }
+                (None, Some(times)) if times > 1.0 => {
+                    let mut x = from;
+                    while x <= to + 1e-9 && out.len() < 1000 {
+                        out.push(fmt_num(x));
+                        x *= times;
+                    }
+                }
+                _ => {
+                    s.hint(
+                        node.pos,
+                        format!("{key}: a range needs `step` (added) or `times` (> 1, multiplied)"),
+                        "e.g. { from = 10, to = 100, step = 10 } or { from = 1, to = 1024, times = 2 }",
+                    );
+                    return None;
+                }
+            }
+            if out.is_empty() {
+                s.err(node.pos, format!("{key}: `from` is above `to`"));
+                return None;
+            }
+            Some(out)
+        }
+        _ => Some(vec![doc::scalar_text(s, node, key)?]),
+    }
+}
+
+fn fmt_num(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x}")
+    }
+}
+
+fn stop(s: &mut Sink, node: &Node) -> Stop {
+    let Some(f) = doc::table(s, node, "[stop]", &["errors", "slo"]) else {
+        return Stop::default();
+    };
+    let errors = f.get("errors").and_then(|n| {
+        let t = doc::scalar_text(s, n, "errors")?;
+        match t
+            .trim()
+            .strip_suffix('%')
+            .and_then(|p| p.trim().parse::<f64>().ok())
+        {
+            Some(p) if (0.0..=100.0).contains(&p) => Some(p / 100.0),
+            _ => {
+                s.hint(
+                    n.pos,
+                    format!("errors = {t:?} is not a share"),
+                    "write it as a percentage, e.g. \"10%\"",
+                );
+                None
+            }
+        }
+    });
+    let slo = f
+        .get("slo")
+        .map(|n| doc::strings(s, n, "slo"))
+        .unwrap_or_default();
+    for expr in &slo {
+        if let Err(e) = yace_stats::threshold::Threshold::parse(expr, None) {
+            s.err(f.get("slo").map_or(f.pos, |n| n.pos), format!("slo: {e}"));
+        }
+    }
+    Stop { errors, slo }
+}
+
+fn compare(s: &mut Sink, node: Option<&Node>, targets: &[Target]) -> (usize, f64) {
+    let Some(node) = node else {
+        return (0, 0.02);
+    };
+    let Some(f) = doc::table(s, node, "[compare]", &["baseline", "practical"]) else {
+        return (0, 0.02);
+    };
+    let baseline = match f
+        .get("baseline")
+        .and_then(|n| doc::string(s, n, "baseline").map(|b| (b, n.pos)))
+    {
+        Some((b, pos)) => match targets.iter().position(|t| t.name == b) {
+            Some(i) => i,
+            None => {
+                let names: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+                s.hint(
+                    pos,
+                    format!("no target named `{b}`"),
+                    format!("one of: {}", names.join(", ")),
+                );
+                0
+            }
+        },
+        None => 0,
+    };
+    let practical = f
+        .get("practical")
+        .and_then(|n| {
+            let t = doc::scalar_text(s, n, "practical")?;
+            t.trim()
+                .strip_suffix('%')
+                .and_then(|p| p.trim().parse::<f64>().ok())
+                .filter(|p| (0.0..100.0).contains(p))
+                .map(|p| p / 100.0)
+                .or_else(|| {
+                    s.hint(
+                        n.pos,
+                        format!("practical = {t:?} is not a share"),
+                        "e.g. \"2%\"",
+                    );
+                    None
+                })
+        })
+        .unwrap_or(0.02);
+    (baseline, practical)
+}
+
+impl Experiment {
+    /// The sweep's points, in the file's order (one empty point without a sweep).
+    pub fn points(&self) -> Vec<Point> {
+        let params = &self.sweep.params;
+        if params.is_empty() {
+            return vec![Vec::new()];
+        }
+        match self.sweep.mode {
+            Mode::Grid => {
+                let mut points: Vec<Point> = vec![Vec::new()];
+                for p in params {
+                    points = points
+                        .into_iter()
+                        .flat_map(|base| {
+                            p.values.iter().map(move |v| {
+                                let mut x = base.clone();
+                                x.push((p.key(), v.clone()));
+                                x
+                            })
+                        })
+                        .collect();
+                }
+                points
+            }
+            Mode::OneAtATime => {
+                let first: Point = params
+                    .iter()
+                    .map(|p| (p.key(), p.values[0].clone()))
+                    .collect();
+                let mut points = vec![first.clone()];
+                for (i, p) in params.iter().enumerate() {
+                    for v in p.values.iter().skip(1) {
+                        let mut x = first.clone();
+                        x[i].1 = v.clone();
+                        points.push(x);
+                    }
+                }
+                points
+            }
+        }
+    }
+
+    /// The variables a point sets, by name (for the hooks and `{{NAME}}`).
+    pub fn vars(point: &Point) -> BTreeMap<String, String> {
+        point
+            .iter()
+            .filter_map(|(k, v)| k.strip_prefix("var.").map(|n| (n.to_string(), v.clone())))
+            .collect()
+    }
+
+    /// `yace run`'s arguments for one run of `target` at `point` (without
+    /// `run`, the output flags and the length): the URL, then the options,
+    /// later ones replacing earlier ones with the same key — `[run]`, the
+    /// target's, the point's.
+    pub fn argv(&self, target: usize, point: &Point) -> Vec<String> {
+        let t = &self.targets[target];
+        let vars = Self::vars(point);
+        let mut by_key: Vec<(String, Vec<String>)> = Vec::new();
+        let mut set = |key: &str, words: Vec<String>| {
+            by_key.retain(|(k, _)| k != key);
+            by_key.push((key.to_string(), words));
+        };
+        for o in self.run.iter().chain(&t.run) {
+            set(&o.key, o.words.clone());
+        }
+        for (k, v) in point {
+            if !k.starts_with("var.") {
+                set(k, vec![flag(k), v.clone()]);
+            }
+        }
+        let mut argv = vec![substitute(&t.url, &vars)];
+        for (_, words) in by_key {
+            argv.extend(words.into_iter().map(|w| substitute(&w, &vars)));
+        }
+        for m in &t.monitors {
+            argv.push("--monitor".into());
+            argv.push(substitute(m, &vars));
+        }
+        argv
+    }
+
+    /// Seconds the experiment takes at most (runs, warm-ups and cool-downs;
+    /// a run of `requests` counts as unknown, 0).
+    pub fn planned_seconds(&self, runs: usize) -> f64 {
+        let run = match self.length {
+            Length::Duration(d) => d.as_secs_f64(),
+            Length::Requests(_) => 0.0,
+        };
+        let warm = self.warmup.map_or(0.0, |d| d.as_secs_f64());
+        runs as f64 * (run + warm + self.cool_down.as_secs_f64())
+    }
+}
+
+impl Param {
+    /// The key a point stores it under (`connections`, `var.children`).
+    pub fn key(&self) -> String {
+        if self.var {
+            format!("var.{}", self.name)
+        } else {
+            self.name.clone()
+        }
+    }
+}
+
+/// `{{NAME}}` replaced by the point's variable NAME.
+pub fn substitute(text: &str, vars: &BTreeMap<String, String>) -> String {
+    let mut out = text.to_string();
+    for (k, v) in vars {
+        out = out.replace(&format!("{{{{{k}}}}}"), v);
+    }
+    out
+}
+
+/// A point in words: `connections=10 children=8` (empty: `-`).
+pub fn point_label(point: &Point) -> String {
+    if point.is_empty() {
+        return "-".into();
+    }
+    point
+        .iter()
+        .map(|(k, v)| format!("{}={v}", k.strip_prefix("var.").unwrap_or(k)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(_: &[String]) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn toml(text: &str) -> Result<Experiment, Diagnostics> {
+        parse(text, doc::Format::Toml, "exp.toml", &ok)
+    }
+
+    #[test]
+    fn a_sweep_of_two_targets() {
+        let e = toml(
+            r#"
+name = "sweep"
+seed = 7
+repetitions = 5
+duration = "3s"
+cool_down = "1s"
+[run]
+threads = 1
+keepalive = false
+header = ["A: 1", "B: 2"]
+[[target]]
+name = "fast"
+url = "http://127.0.0.1:1/{{delay}}"
+[[target]]
+name = "slow"
+url = "http://127.0.0.1:2/"
+before = "echo $YACE_VAR_delay"
+[sweep]
+connections = { from = 1, to = 8, times = 2 }
+var.delay = ["a", "b"]
+[compare]
+baseline = "slow"
+practical = "5%"
+"#,
+        )
+        .unwrap();
+        assert_eq!(e.repetitions, 5);
+        assert_eq!(e.baseline, 1);
+        assert_eq!(e.practical, 0.05);
+        let points = e.points();
+        assert_eq!(points.len(), 8);
+        assert_eq!(point_label(&points[1]), "connections=1 delay=b");
+        let argv = e.argv(0, &points[1]);
+        assert_eq!(
+            argv,
+            [
+                "http://127.0.0.1:1/b",
+                "--threads",
+                "1",
+                "--no-keepalive",
+                "--header",
+                "A: 1",
+                "--header",
+                "B: 2",
+                "--connections",
+                "1"
+            ]
+        );
+        assert_eq!(e.planned_seconds(80), 320.0);
+    }
+
+    #[test]
+    fn every_problem_at_once_with_its_place() {
+        let e = toml(
+            r#"
+repetitions = 0
+duration = "ten"
+[run]
+url = "x"
+[[target]]
+name = "a"
+[sweep]
+connections = []
+mode = "spiral"
+[stop]
+errors = "lots"
+"#,
+        )
+        .unwrap_err();
+        let text = e.to_string();
+        for want in [
+            "exp.toml:2:",
+            "exp.toml:3:",
+            "`url` is set by the lab",
+            "target 1 has no `url`",
+            "an empty list sweeps nothing",
+            "unknown sweep mode `spiral`",
+            "is not a share",
+        ] {
+            assert!(text.contains(want), "{want} missing from:\n{text}");
+        }
+    }
+
+    #[test]
+    fn options_are_checked_by_the_callers_parser() {
+        let refuse = |w: &[String]| -> Result<(), String> {
+            if w.iter().any(|x| x == "--bogus") {
+                Err("unknown option --bogus".into())
+            } else {
+                Ok(())
+            }
+        };
+        let e = parse(
+            "[run]\nbogus = 1\n[[target]]\nurl = \"http://x/\"\n",
+            doc::Format::Toml,
+            "e.toml",
+            &refuse,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("e.toml:2:9: bogus: unknown option --bogus"),
+            "{e}"
+        );
+    }
+}

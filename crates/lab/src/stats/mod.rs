@@ -1,0 +1,54 @@
+//! The statistics that say whether a change is real.
+//!
+//! Everything here is pure and deterministic: the same input (and seed)
+//! gives the same answer on every platform. The unit of evidence is one
+//! repetition, one run's figure (its throughput, its p99 latency), never a
+//! second within a run: seconds of one run share its warm caches, its
+//! neighbours' noise and its luck, so they are not independent evidence.
+//!
+//! The method follows benchstat and goes a little further:
+//!
+//! * describe each side: [`median`], [`mean_sd`], an exact
+//!   distribution-free [`median_ci`] and [`outliers`];
+//! * compare two sides: [`compare`] gives the relative change of medians,
+//!   its bootstrap interval ([`bootstrap_ratio_ci`]), the Mann–Whitney
+//!   p-value ([`mann_whitney`]) and a [`Verdict`] that calls a change
+//!   better or worse only when it is both significant and larger than a
+//!   practical threshold; [`apply_holm`] adjusts for many comparisons made
+//!   at once ([`holm`]); [`min_per_side_for`] tells how many runs a test
+//!   needs at all;
+//! * randomize run order: [`Rng`] and [`shuffle`];
+//! * look inside one run: [`trend`] / [`drifts`] for drift,
+//!   [`batch_means_ci`] for an interval on its throughput, [`enough_for`]
+//!   for whether a percentile has enough samples behind it;
+//! * look across concurrencies: [`usl_fit`] (Universal Scalability Law) and
+//!   [`knee`] (Kneedle).
+//!
+//! Reference values come from SciPy, statsmodels and kneed, computed once by
+//! `crates/lab/reference/make_reference.py` into `reference.json`; the unit
+//! tests compare against them.
+
+mod compare;
+mod knee;
+mod rank;
+mod rng;
+pub mod special;
+mod summary;
+mod trend;
+mod usl;
+
+#[cfg(test)]
+mod reference;
+
+pub use compare::{
+    apply_holm, bootstrap_ratio_ci, compare, verdict, Compare, Comparison, Verdict, RESAMPLES,
+};
+pub use knee::knee;
+pub use rank::{holm, mann_whitney, min_p_with, min_per_side_for, MannWhitney};
+pub use rng::{shuffle, splitmix64, Rng};
+pub use summary::{
+    batch_means_ci, enough_for, mean_sd, median, median_ci, order_stat_coverage, outliers,
+    MedianCi, BATCHES, OUTLIER_K,
+};
+pub use trend::{drifts, trend, Trend, DRIFT_MIN_CHANGE, TREND_MAX_POINTS};
+pub use usl::{usl_fit, Bound, Usl, LINEAR_EFFICIENCY, PEAK_NEAR};
