@@ -190,6 +190,67 @@ pub fn pool(rate: f64, service_s: f64, margin: f64) -> Step {
     }
 }
 
+/// The workers that fit in memory: `memory` bytes, less `reserve` (0.2:
+/// a fifth kept for the system, the database, the page cache), divided by
+/// each worker's resident memory — the cap seed 001's author found by hand
+/// for `pm.max_children`.
+pub fn memory_cap(rss_bytes: f64, memory_bytes: f64, reserve: f64) -> Step {
+    Step {
+        what: "workers that fit in memory",
+        formula: format!(
+            "{} × (1 − {}) ÷ {} per worker",
+            size(memory_bytes),
+            num(reserve),
+            size(rss_bytes)
+        ),
+        value: (memory_bytes * (1.0 - reserve) / rss_bytes.max(1.0)).floor(),
+        unit: "workers",
+        assumption:
+            "each worker's resident memory stays as measured (PHP's memory_limit bounds its peak)",
+    }
+}
+
+/// Bytes as people write them: 42 MB, 7.6 GB (powers of 1024).
+pub fn size(b: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if v >= 100.0 || u == 0 {
+        format!("{v:.0} {}", UNITS[u])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// Parses `42MB`, `8G`, `512MiB`, `1.5GB`, a bare number of bytes
+/// (powers of 1024, as `free` and php-fpm's docs count).
+pub fn parse_size(s: &str) -> Option<f64> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (n, unit) = t.split_at(split);
+    let n: f64 = n.parse().ok().filter(|v: &f64| v.is_finite() && *v > 0.0)?;
+    let mul = match unit
+        .trim()
+        .to_ascii_lowercase()
+        .trim_end_matches("ib")
+        .trim_end_matches('b')
+    {
+        "" => 1.0,
+        "k" => 1024.0,
+        "m" => 1024.0 * 1024.0,
+        "g" => 1024.0 * 1024.0 * 1024.0,
+        "t" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(n * mul)
+}
+
 /// A number as people write it: thousands grouped, at most 2 decimals.
 pub fn num(v: f64) -> String {
     let rounded = (v * 100.0).round() / 100.0;
@@ -286,6 +347,20 @@ mod tests {
             ..t
         });
         assert!((fwd[1].value - 420.0 * 0.75).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_pool_capped_by_memory() {
+        // 8 GiB, a fifth kept back, 42 MiB a child: 156 children fit.
+        let c = memory_cap(42.0 * 1048576.0, 8.0 * 1073741824.0, 0.2);
+        assert_eq!(c.value, 156.0);
+        assert_eq!(c.formula, "8.0 GB × (1 − 0.2) ÷ 42.0 MB per worker");
+        assert_eq!(parse_size("42MB"), Some(42.0 * 1048576.0));
+        assert_eq!(parse_size("8G"), Some(8.0 * 1073741824.0));
+        assert_eq!(parse_size("1.5GiB"), Some(1.5 * 1073741824.0));
+        assert_eq!(parse_size("4096"), Some(4096.0));
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_size("3 parsecs"), None);
     }
 
     #[test]

@@ -542,6 +542,14 @@ pub struct CapacityArgs {
     /// pm.max_children, Apache MaxRequestWorkers) by Little's law.
     #[arg(long = "service-time", value_name = "TIME")]
     pub service_time: Option<String>,
+    /// Resident memory of one worker (`42MB`), to cap the pool so that it
+    /// fits in memory (read from --result when it was monitored with
+    /// proc:php-fpm or proc:apache2).
+    #[arg(long = "worker-rss", value_name = "SIZE")]
+    pub worker_rss: Option<String>,
+    /// The server's memory (`8GB`; read from --result when monitored).
+    #[arg(long = "memory", value_name = "SIZE")]
+    pub memory: Option<String>,
 }
 
 #[derive(Debug, Args)]

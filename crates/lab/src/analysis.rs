@@ -38,6 +38,10 @@ pub struct RunFigures {
     /// filling, something else on the machine).
     pub drifted: bool,
     pub responses: u64,
+    /// Responses in each full second of the steady window (for a
+    /// within-run interval when there is only one run).
+    #[serde(skip)]
+    pub per_second: Vec<f64>,
 }
 
 impl RunFigures {
@@ -77,6 +81,7 @@ impl RunFigures {
             saturated: r.client.saturated,
             drifted: per_second.len() >= 8 && stats::drifts(&per_second, 0.01, 0.05),
             responses: r.summary.responses,
+            per_second,
         }
     }
 }

@@ -16,6 +16,36 @@ pub struct Row {
     pub before: Option<Figure>,
     pub after: Option<Figure>,
     pub comparison: Option<stats::Comparison>,
+    /// One run a side: throughput's batch-means intervals within each run.
+    pub within: Option<Within>,
+}
+
+/// Throughput compared within one run a side: the mean and 95% interval of
+/// each run's batch means (10 batches of its seconds). It says how steady
+/// each run was, not whether the difference would hold on another day.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Within {
+    pub before: (f64, f64, f64),
+    pub after: (f64, f64, f64),
+}
+
+impl Within {
+    pub fn words(&self) -> String {
+        let (a, alo, ahi) = self.before;
+        let (b, blo, bhi) = self.after;
+        let overlap = alo <= bhi && blo <= ahi;
+        format!(
+            "{:+.1}% within one run only: batch means {:.0} [{:.0}–{:.0}] and {:.0} [{:.0}–{:.0}] {}; one run a side cannot say whether it would hold again — repeat the runs",
+            (b / a - 1.0) * 100.0,
+            a,
+            alo,
+            ahi,
+            b,
+            blo,
+            bhi,
+            if overlap { "overlap" } else { "do not overlap" }
+        )
+    }
 }
 
 /// The table, and the geometric mean of each metric's ratio over URLs.
@@ -110,12 +140,28 @@ pub fn table(
             if let Some(c) = &c {
                 typed.push((rows.len(), c.clone()));
             }
+            let single = |g: &[(String, RunFigures)]| -> Option<(f64, f64, f64)> {
+                let runs: Vec<&RunFigures> =
+                    g.iter().filter(|(u, _)| u == url).map(|(_, r)| r).collect();
+                match runs.as_slice() {
+                    [one] => stats::batch_means_ci(&one.per_second, 10, crate::analysis::LEVEL),
+                    _ => None,
+                }
+            };
+            let within = if metric == "throughput" {
+                single(before)
+                    .zip(single(after))
+                    .map(|(before, after)| Within { before, after })
+            } else {
+                None
+            };
             rows.push(Row {
                 url: url.clone(),
                 metric,
                 before: figure(&a),
                 after: figure(&b),
                 comparison: c,
+                within,
             });
         }
     }
@@ -182,9 +228,15 @@ fn shown(f: &Option<Figure>, metric: &str) -> String {
 }
 
 fn verdict(r: &Row) -> String {
-    match &r.comparison {
-        Some(c) => c.words(r.metric),
-        None => "—".into(),
+    match (&r.comparison, &r.within) {
+        (_, Some(w)) => w.words(),
+        (Some(c), None) if c.n_a == 1 && c.n_b == 1 && r.metric == "throughput" => {
+            "one run a side cannot say whether a difference is real: repeat the runs \
+             (runs of 12 s or more also get a within-run interval)"
+                .into()
+        }
+        (Some(c), None) => c.words(r.metric),
+        (None, None) => "—".into(),
     }
 }
 

@@ -47,6 +47,10 @@ pub struct Experiment {
     pub warmup: Option<Duration>,
     /// Rest between runs.
     pub cool_down: Duration,
+    /// Where the target is monitored: after `cool_down`, wait until its CPU,
+    /// load and TIME_WAIT sockets are back near their baseline, at most
+    /// this long.
+    pub cool_down_max: Duration,
     pub order: Order,
     /// `yace run` options for every run, as `(key, flag words)`.
     pub run: Vec<Opt>,
@@ -144,6 +148,7 @@ const TOP: &[&str] = &[
     "requests",
     "warmup",
     "cool_down",
+    "cool_down_max",
     "order",
     "run",
     "target",
@@ -244,6 +249,10 @@ fn build(root: &Node, origin: &str, s: &mut Sink, validate: Validate) -> Option<
         .get("cool_down")
         .and_then(|n| doc::duration(s, n, "cool_down"))
         .unwrap_or(Duration::ZERO);
+    let cool_down_max = top
+        .get("cool_down_max")
+        .and_then(|n| doc::duration(s, n, "cool_down_max"))
+        .unwrap_or(Duration::from_secs(120));
     let order = match top.get("order").and_then(|n| doc::string(s, n, "order")) {
         None | Some("randomized") => Order::Randomized,
         Some("sequential") => Order::Sequential,
@@ -278,6 +287,7 @@ fn build(root: &Node, origin: &str, s: &mut Sink, validate: Validate) -> Option<
         length: length?,
         warmup,
         cool_down,
+        cool_down_max,
         order,
         run,
         targets,

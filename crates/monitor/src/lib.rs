@@ -30,3 +30,5 @@ pub mod ssh;
 pub use diagnose::{conclude, CPU_SATURATED_PCT, TIME_WAIT_PILE};
 pub use sampler::{Config, Monitors, Running, MIN_INTERVAL, STRIKES};
 pub use spec::{Spec, FORMS};
+
+pub mod quiet;

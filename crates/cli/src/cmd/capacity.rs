@@ -112,6 +112,16 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
             }
         }
     });
+    let size = |flag: &str, v: &Option<String>, bad: &mut Vec<String>| {
+        v.as_deref().and_then(|t| {
+            capacity::parse_size(t).or_else(|| {
+                bad.push(format!("{flag}: '{t}' is not a size (e.g. 42MB, 8GB)"));
+                None
+            })
+        })
+    };
+    let mut worker_rss = size("--worker-rss", &a.worker_rss, &mut bad);
+    let mut memory = size("--memory", &a.memory, &mut bad);
     let mut measured = a
         .supports
         .as_deref()
@@ -125,6 +135,12 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
                 measured = Some(r.summary.rps);
                 if service_s.is_none() && r.summary.latency.count > 0 {
                     service_s = Some(r.summary.latency.mean_us / 1e6);
+                }
+                // Monitored: a worker's memory and the machine's.
+                if let Some(m) = &r.monitor {
+                    let (rss, mem) = monitored_memory(m);
+                    worker_rss = worker_rss.or(rss);
+                    memory = memory.or(mem);
                 }
             }
             Err(e) => bad.push(format!("--result {}: {e}", path.display())),
@@ -195,6 +211,7 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
         if let Some(t) = service_s {
             let p = capacity::pool(rate, t, 1.25);
             print_steps(std::slice::from_ref(&p), steps.len() + 1, lang);
+            capped(&p, worker_rss, memory, steps.len() + 2, lang);
         }
         return Ok(exit::OK);
     }
@@ -220,6 +237,7 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
     if let Some(t) = service_s {
         let p = capacity::pool(burst, t, 1.25);
         print_steps(std::slice::from_ref(&p), steps.len() + 1, lang);
+        capped(&p, worker_rss, memory, steps.len() + 2, lang);
     }
     println!();
     if let Some((max, slos)) = &searched {
@@ -266,4 +284,59 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
         )
     );
     Ok(exit::OK)
+}
+
+/// A worker's resident memory (a php-fpm or apache2 process source: the
+/// most RSS ÷ the most processes) and the server's memory (a machine
+/// source's total), from a monitored result.
+fn monitored_memory(m: &stats::monitor::Monitoring) -> (Option<f64>, Option<f64>) {
+    use stats::monitor::Monitoring;
+    let rss = m
+        .sources
+        .iter()
+        .filter(|s| s.kind == "process")
+        .filter(|s| {
+            s.label.starts_with("php-fpm")
+                || s.label.starts_with("apache2")
+                || s.label.starts_with("httpd")
+        })
+        .find_map(|s| {
+            let rss = Monitoring::metric(s, "rss_bytes")?.max()?;
+            let n = Monitoring::metric(s, "processes")?.max()?;
+            Some(rss / n.max(1.0))
+        });
+    let mem = m
+        .sources
+        .iter()
+        .find_map(|s| Monitoring::metric(s, "mem_total_bytes")?.max());
+    (rss, mem)
+}
+
+/// The pool capped by memory, when both sizes are known: the step, and
+/// which of the two limits the pool.
+fn capped(pool: &capacity::Step, rss: Option<f64>, memory: Option<f64>, n: usize, lang: Lang) {
+    let (Some(rss), Some(memory)) = (rss, memory) else {
+        return;
+    };
+    let cap = capacity::memory_cap(rss, memory, 0.2);
+    print_steps(std::slice::from_ref(&cap), n, lang);
+    if cap.value < pool.value {
+        println!(
+            "{}",
+            trf(
+                lang,
+                "  Memory, not the rate, limits the pool: {} workers fit, {} are needed — more memory, lighter workers, or more servers.",
+                &[&num(cap.value), &num(pool.value)]
+            )
+        );
+    } else {
+        println!(
+            "{}",
+            trf(
+                lang,
+                "  Set the pool to {} workers: the rate needs them and memory holds up to {}.",
+                &[&num(pool.value), &num(cap.value)]
+            )
+        );
+    }
 }

@@ -234,20 +234,24 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
         .iter()
         .filter_map(|s| stats::threshold::Threshold::parse(s, None).ok())
         .collect();
-    let mut first = true;
+    let mut baselines: Vec<Option<monitor::quiet::Quiet>> = vec![None; e.targets.len()];
+    let mut last_target: Option<usize> = None;
     for i in 0..total {
         if state.runs[i].status != Status::Pending {
             continue;
         }
-        if !first && !e.cool_down.is_zero() {
-            std::thread::sleep(e.cool_down);
+        if let Some(t) = last_target {
+            cool_down(e, t, &baselines, quiet);
         }
-        first = false;
         if host::signals::received().is_some() {
             break;
         }
         let run = state.runs[i].clone();
         let target = &e.targets[run.target];
+        if baselines[run.target].is_none() && !e.cool_down.is_zero() {
+            baselines[run.target] = quiet_now(e, run.target, Duration::from_secs(2));
+        }
+        last_target = Some(run.target);
         let point = state.points[run.point].clone();
         let label = experiment::point_label(&point);
         if let Some(cmd) = &target.before {
@@ -344,6 +348,87 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
     } else {
         exit::OK
     })
+}
+
+/// A target's monitors, its port and whether it runs here.
+fn watch(e: &Experiment, target: usize) -> Option<(monitor::Config, Option<u16>, bool)> {
+    let t = &e.targets[target];
+    if t.monitors.is_empty() {
+        return None;
+    }
+    let specs: Vec<monitor::Spec> = t
+        .monitors
+        .iter()
+        .filter_map(|m| monitor::Spec::parse(m).ok())
+        .collect();
+    let hostport = t.url.split("://").nth(1)?.split('/').next()?.to_string();
+    let https = t.url.starts_with("https://");
+    let with_port = if hostport.contains(':') && !hostport.ends_with(']') {
+        hostport
+    } else {
+        format!("{hostport}:{}", if https { 443 } else { 80 })
+    };
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(&with_port)
+        .ok()?
+        .next();
+    let port = addr.map(|a| a.port());
+    let local = addr.is_some_and(host::is_local);
+    Some((
+        monitor::Config {
+            specs,
+            interval: Duration::from_millis(500),
+        },
+        port,
+        local,
+    ))
+}
+
+/// The target's server state over `window`, where it is monitored.
+fn quiet_now(e: &Experiment, target: usize, window: Duration) -> Option<monitor::quiet::Quiet> {
+    let (config, port, local) = watch(e, target)?;
+    monitor::quiet::Quiet::measure(&config, port, local, window).ok()
+}
+
+/// The rest after a run of `target`: `cool_down`, then, where monitored,
+/// until the server is back near its baseline (at most `cool_down_max`).
+fn cool_down(
+    e: &Experiment,
+    target: usize,
+    baselines: &[Option<monitor::quiet::Quiet>],
+    quiet: bool,
+) {
+    if e.cool_down.is_zero() {
+        return;
+    }
+    let started = Instant::now();
+    std::thread::sleep(e.cool_down);
+    let Some(base) = &baselines[target] else {
+        return;
+    };
+    let mut still = None;
+    while started.elapsed() < e.cool_down + e.cool_down_max && host::signals::received().is_none() {
+        let Some(now) = quiet_now(e, target, Duration::from_secs(1)) else {
+            return;
+        };
+        still = now.still_busy(base);
+        if still.is_none() {
+            break;
+        }
+    }
+    if quiet {
+        return;
+    }
+    match still {
+        None if started.elapsed() > e.cool_down + Duration::from_millis(500) => println!(
+            "        cooled down in {:.0} s: back near the baseline",
+            started.elapsed().as_secs_f64()
+        ),
+        None => {}
+        Some(why) => println!(
+            "        still busy after {:.0} s ({why}): going on (cool_down_max)",
+            started.elapsed().as_secs_f64()
+        ),
+    }
 }
 
 fn strip_monitors(argv: &mut Vec<String>) {

@@ -5,9 +5,14 @@
 //! concurrency sweep lands on the pool's size; a killed experiment resumes
 //! without redoing finished runs; a bad file is refused with file:line:col.
 //!
+//! The real stacks (nginx + php-fpm, Apache + php-fpm) are compared too,
+//! watched by monitors, cooling down to their baseline between runs.
+//!
 //! A test binary of its own: its verdicts need a machine not busy with the
 //! other binaries' tests.
 
+#[path = "../stacks/harness.rs"]
+mod harness;
 #[path = "../support/mod.rs"]
 mod support;
 
@@ -200,6 +205,46 @@ fn before_and_after_the_faster_side_is_found_faster_by_its_true_amount() {
         .find(|l| l.trim_start().starts_with("throughput"))
         .unwrap();
     assert!(line.contains("higher"), "{cmp}");
+    // One run a side: only what each run says about itself (batch means of
+    // its seconds: runs of 12 s), and said so.
+    let long = |name: &str, ms: &str| {
+        let path = support::temp_path(&format!("{name}.json"));
+        let url = format!(
+            "http://127.0.0.1:{}/pool?ms={ms}&workers=8&queue=4096",
+            serve.port
+        );
+        let out = yace()
+            .args([
+                "run", &url, "-c", "16", "-t", "1", "-d", "12s", "-q", "--json",
+            ])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        path
+    };
+    let (one_a, one_b) = (long("one-before", "14"), long("one-after", "10"));
+    let out = yace()
+        .arg("compare")
+        .arg(&one_a)
+        .arg("--")
+        .arg(&one_b)
+        .output()
+        .unwrap();
+    let cmp = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{cmp}");
+    let line = cmp
+        .lines()
+        .find(|l| l.trim_start().starts_with("throughput"))
+        .unwrap();
+    assert!(
+        line.contains("within one run only") && line.contains("repeat the runs"),
+        "{cmp}"
+    );
 }
 
 #[test]
@@ -420,4 +465,74 @@ fn a_bad_experiment_is_refused_with_every_problem_and_its_place() {
         96
     );
     assert!(text.contains("At most 1m 36s"), "{text}");
+}
+
+#[test]
+fn the_real_stacks_compared_with_the_server_watched() {
+    use harness::{Stack, StackKind};
+    let nginx = Stack::start(StackKind::NginxPhpFpm);
+    let apache = Stack::start(StackKind::ApacheEventPhpFpm);
+    let port = |url: String| {
+        url.split(':')
+            .nth(2)
+            .unwrap()
+            .split('/')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let (pn, pa) = (port(nginx.url("/")), port(apache.url("/")));
+    let text = std::fs::read_to_string(repo().join("examples/lab/stacks.toml"))
+        .unwrap()
+        .replace("127.0.0.1:8081", &format!("127.0.0.1:{pn}"))
+        .replace("127.0.0.1:8082", &format!("127.0.0.1:{pa}"))
+        .replace("duration = \"10s\"", "duration = \"1s\"")
+        .replace("warmup = \"2s\"", "warmup = \"500ms\"")
+        .replace("repetitions = 6", "repetitions = 4")
+        .replace("cool_down = \"3s\"", "cool_down = \"500ms\"")
+        .replace("cool_down_max = \"30s\"", "cool_down_max = \"1s\"")
+        .replace("connections = [1, 8, 32]", "connections = [8]");
+    let file = support::temp_path("stacks.toml");
+    std::fs::write(&file, text).unwrap();
+    let dir = fresh_dir("stacks");
+    let (out, a) = lab_run(&file, &dir);
+    let points = a["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{out}");
+    for p in points {
+        assert_eq!(p["runs"].as_array().unwrap().len(), 4, "{out}");
+        // Watched: php-fpm's CPU per request, in every run.
+        let cpu = p["server_cpu_ms"]["median"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(cpu > 0.0 && cpu < 50.0, "{cpu} ms: {out}");
+    }
+    // Each result carries its target's monitors.
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("experiment.json")).unwrap())
+            .unwrap();
+    for r in state["runs"].as_array().unwrap() {
+        let res: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(r["result"].as_str().unwrap())).unwrap(),
+        )
+        .unwrap();
+        let kinds: Vec<&str> = res["monitor"]["sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["kind"].as_str().unwrap())
+            .collect();
+        let want = if r["target"] == 0 { "fpm" } else { "apache" };
+        assert!(kinds.contains(&want), "{kinds:?}");
+    }
+    // Both compared at both points, with a verdict each.
+    let verdicts: Vec<&str> = a["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["metric"] == "throughput")
+        .map(|c| c["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts.len(), 1, "{out}");
+    assert!(out.contains("Compared with nginx"), "{out}");
+    assert!(out.contains("server CPU/request"), "{out}");
 }

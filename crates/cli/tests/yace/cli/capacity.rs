@@ -176,3 +176,47 @@ fn the_capacity_steps_read_in_chinese() {
         .collect();
     assert!(english.is_empty(), "untranslated {english:?} in:\n{text}");
 }
+
+#[test]
+fn the_pool_is_capped_by_memory() {
+    // 1M views a day at 200 ms a request needs more workers than 64 MB
+    // each can have in 1 GB with a fifth kept back: floor(819.2 / 64) = 12.
+    let out = yace()
+        .args(["capacity", "--pageviews", "1M", "--service-time", "200ms"])
+        .args(["--worker-rss", "64MB", "--memory", "1GB"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("workers that fit in memory") && text.contains("12 workers"),
+        "{text}"
+    );
+    assert!(
+        text.contains("1.0 GB × (1 − 0.2) ÷ 64.0 MB per worker"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Memory, not the rate, limits the pool: 12 workers fit"),
+        "{text}"
+    );
+    // From a monitored result: php-fpm's children and the machine's memory.
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../report/tests/render/fixtures/monitor-php.json"
+    );
+    let out = yace()
+        .args(["capacity", "--result", fixture])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("workers that fit in memory"), "{text}");
+    assert!(text.contains("Set the pool to"), "{text}");
+    let bad = yace()
+        .args(["capacity", "--pageviews", "1M", "--worker-rss", "lots"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--worker-rss: 'lots' is not a size"));
+}
