@@ -45,6 +45,34 @@ pub struct RunFigures {
 }
 
 impl RunFigures {
+    /// A find-max search's answer (`yace.find-max.v1`): the highest rate
+    /// that held the SLOs stands for throughput, with the p99 there.
+    pub fn of_search(rep: u32, doc: &serde_json::Value) -> Result<RunFigures, String> {
+        let answer = &doc["answer"];
+        let rate = answer["max_rate"]
+            .as_f64()
+            .ok_or("the search found no rate that held the SLOs")?;
+        let p99 = doc["figures"].as_array().and_then(|fs| {
+            fs.iter()
+                .rev()
+                .find(|f| f["rate"].as_f64() == Some(rate))
+                .and_then(|f| f["p99_ms"].as_f64())
+        });
+        Ok(RunFigures {
+            rep,
+            rps: rate,
+            p50_ms: None,
+            p99_ms: p99,
+            p999_ms: None,
+            errors_pct: 0.0,
+            server_cpu_ms: None,
+            saturated: answer["end"] == "client_bound",
+            drifted: false,
+            responses: 0,
+            per_second: Vec::new(),
+        })
+    }
+
     pub fn of(rep: u32, r: &RunResult) -> RunFigures {
         let rows = &r.series;
         let steady: &[yace_stats::SecondRow] = if rows.len() >= 4 {
@@ -186,6 +214,15 @@ pub struct Analysis {
 /// Reads each done run's result with `read` (a path relative to the
 /// experiment's directory) and analyzes them.
 pub fn analyze(state: &State, read: impl Fn(&str) -> Result<RunResult, String>) -> Analysis {
+    analyze_with(state, |rel, rep| read(rel).map(|r| RunFigures::of(rep, &r)))
+}
+
+/// [`analyze`] with each run's figures from `figures(path, repetition)`
+/// (a find-max experiment's runs are searches, not results).
+pub fn analyze_with(
+    state: &State,
+    figures: impl Fn(&str, u32) -> Result<RunFigures, String>,
+) -> Analysis {
     let mut problems = Vec::new();
     let mut points = Vec::new();
     for target in 0..state.targets.len() {
@@ -198,8 +235,8 @@ pub fn analyze(state: &State, read: impl Fn(&str) -> Result<RunResult, String>) 
                 .filter(|r| r.target == target && r.point == point)
             {
                 match (r.status, &r.result) {
-                    (Status::Done, Some(rel)) => match read(rel) {
-                        Ok(res) => runs.push(RunFigures::of(r.block + 1, &res)),
+                    (Status::Done, Some(rel)) => match figures(rel, r.block + 1) {
+                        Ok(f) => runs.push(f),
                         Err(e) => {
                             problems.push(e);
                             missing += 1;

@@ -61,6 +61,10 @@ pub struct Experiment {
     pub baseline: usize,
     /// The smallest change worth calling a difference (default 2%).
     pub practical: f64,
+    /// `[find_max]`: each run is a `yace find-max` search under these
+    /// options (`slo`, `start_rate`, `trial`, …) instead of a fixed load;
+    /// its answer, the highest rate that held the SLOs, is the figure.
+    pub find_max: Option<Vec<Opt>>,
 }
 
 /// How long each run lasts.
@@ -155,6 +159,7 @@ const TOP: &[&str] = &[
     "sweep",
     "stop",
     "compare",
+    "find_max",
 ];
 
 /// Options the lab sets itself, refused in `[run]` and `[sweep]`.
@@ -279,6 +284,7 @@ fn build(root: &Node, origin: &str, s: &mut Sink, validate: Validate) -> Option<
         });
     let stop = top.get("stop").map(|n| stop(s, n)).unwrap_or_default();
     let (baseline, practical) = compare(s, top.get("compare"), &targets);
+    let find_max = top.get("find_max").map(|n| find_max(s, n, validate));
     Some(Experiment {
         name,
         file: origin.to_string(),
@@ -295,7 +301,51 @@ fn build(root: &Node, origin: &str, s: &mut Sink, validate: Validate) -> Option<
         stop,
         baseline,
         practical,
+        find_max,
     })
+}
+
+/// `[find_max]`: `yace find-max`'s own options; `slo` is required.
+fn find_max(s: &mut Sink, node: &Node, validate: Validate) -> Vec<Opt> {
+    const KEYS: &[&str] = &[
+        "slo",
+        "start_rate",
+        "max_rate",
+        "min_rate",
+        "trial",
+        "long_trial",
+        "confirm",
+        "cool_down",
+        "max_time",
+    ];
+    let Some(f) = doc::table(s, node, "[find_max]", KEYS) else {
+        return Vec::new();
+    };
+    if !f.has("slo") {
+        s.hint(
+            f.pos,
+            "[find_max] has no `slo`",
+            "give the SLOs every trial is judged by, e.g. slo = [\"p99<100ms\", \"errors<0.1%\"]",
+        );
+    }
+    let mut out = Vec::new();
+    for e in f.entries() {
+        let Some(words) = option_words(s, &e.key, &e.value) else {
+            continue;
+        };
+        let mut check = vec!["find-max".to_string()];
+        check.extend(words.iter().cloned());
+        if let Err(msg) = validate(&check) {
+            s.err(e.value.pos, format!("{}: {msg}", e.key));
+            continue;
+        }
+        out.push(Opt {
+            key: e.key.clone(),
+            words,
+            pos: e.key_pos,
+        });
+    }
+    out
 }
 
 fn targets(s: &mut Sink, top: &Fields, validate: Validate) -> Vec<Target> {

@@ -30,6 +30,10 @@ pub struct State {
     /// The baseline target (index) and the practical threshold.
     pub baseline: usize,
     pub practical: f64,
+    /// `runs` (each a fixed load; its figure is throughput) or `find-max`
+    /// (each a search; its figure is the highest rate under the SLOs).
+    #[serde(default = "runs_kind")]
+    pub kind: String,
     /// In the order they are done.
     pub runs: Vec<Run>,
 }
@@ -56,6 +60,10 @@ pub enum Status {
     Done,
     Failed,
     Skipped,
+}
+
+fn runs_kind() -> String {
+    "runs".into()
 }
 
 /// FNV-1a, 64 bits, in hex: enough to notice an edited file.
@@ -114,6 +122,12 @@ impl State {
             points,
             baseline: e.baseline,
             practical: e.practical,
+            kind: if e.find_max.is_some() {
+                "find-max"
+            } else {
+                "runs"
+            }
+            .into(),
             runs,
         }
     }

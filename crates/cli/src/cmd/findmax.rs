@@ -192,6 +192,20 @@ fn verdict(r: &RunResult, slos: &[stats::threshold::Threshold]) -> Verdict {
             };
         }
     }
+    // Requests still unanswered when the trial ended were cut off (the
+    // server fell behind, or an earlier trial's queue was still being
+    // worked off): their latencies are unknown and certainly long, so the
+    // SLOs cannot be said to hold.
+    let finished = r.summary.responses + r.summary.errors;
+    if r.summary.requests > 0 && (finished as f64) < 0.9 * r.summary.requests as f64 {
+        return Verdict::Fail {
+            why: format!(
+                "only {} of {} requests were answered before the trial ended: the server fell behind",
+                count(finished),
+                count(r.summary.requests)
+            ),
+        };
+    }
     let broken: Vec<String> = r
         .thresholds
         .iter()

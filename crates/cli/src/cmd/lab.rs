@@ -90,6 +90,21 @@ fn load(file: &Path) -> Result<(Experiment, String), Failure> {
     Ok((e, text))
 }
 
+/// clap's message without its usage lines: the error and what it names.
+fn clap_error(text: &str) -> String {
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("error:"));
+    let mut out = lines
+        .next()
+        .unwrap_or("")
+        .trim_start_matches("error: ")
+        .to_string();
+    for l in lines.take_while(|l| l.starts_with("  ")) {
+        out.push(' ');
+        out.push_str(l.trim());
+    }
+    out
+}
+
 /// `yace run`'s arguments parsed as `yace run` parses them.
 fn run_args(argv: &[String]) -> Result<RunArgs, String> {
     let cli = crate::Cli::try_parse_from(
@@ -98,22 +113,24 @@ fn run_args(argv: &[String]) -> Result<RunArgs, String> {
             .map(String::from)
             .chain(argv.iter().cloned()),
     )
-    .map_err(|e| {
-        let text = e.to_string();
-        text.lines()
-            .find(|l| l.starts_with("error:"))
-            .unwrap_or(text.lines().next().unwrap_or(""))
-            .trim_start_matches("error: ")
-            .to_string()
-    })?;
+    .map_err(|e| clap_error(&e.to_string()))?;
     match cli.command {
         crate::Command::Run(a) => Ok(*a),
         _ => unreachable!("parsed as run"),
     }
 }
 
-/// One option's words, checked by clap and by `yace run`'s plan.
+/// One option's words, checked by clap and by `yace run`'s plan (or by
+/// `yace find-max`'s parser, for `[find_max]`'s: `find-max` first).
 fn check_words(words: &[String]) -> Result<(), String> {
+    if words.first().map(String::as_str) == Some("find-max") {
+        // One option at a time: the required --slo is stood in for.
+        let mut search = words[1..].to_vec();
+        if !search.iter().any(|w| w == "--slo") {
+            search.extend(["--slo".to_string(), "p99<1s".to_string()]);
+        }
+        return find_max_args(&["http://127.0.0.1/".to_string()], &search).map(|_| ());
+    }
     let mut argv = vec!["http://127.0.0.1/".to_string()];
     argv.extend_from_slice(words);
     let a = run_args(&argv)?;
@@ -145,15 +162,28 @@ fn dry_run(e: &Experiment, state: &State) {
     );
     for r in &state.runs {
         let mut argv = e.argv(r.target, &state.points[r.point]);
-        argv.extend(length_words(e, false));
+        let command = match &e.find_max {
+            Some(search) => {
+                argv.extend(search.iter().flat_map(|o| o.words.clone()));
+                "yace find-max"
+            }
+            None => {
+                argv.extend(length_words(e, false));
+                "yace run"
+            }
+        };
         println!(
-            "  {:>4}  block {:<3} {:<14} {:<24} yace run {}",
+            "  {:>4}  block {:<3} {:<14} {:<24} {command} {}",
             r.id + 1,
             r.block + 1,
             state.targets[r.target],
             experiment::point_label(&state.points[r.point]),
             argv.join(" ")
         );
+    }
+    if e.find_max.is_some() {
+        println!("Each search takes as long as it needs, within its --max-time.");
+        return;
     }
     let secs = e.planned_seconds(state.runs.len());
     if secs > 0.0 {
@@ -177,6 +207,36 @@ fn save(state: &State, dir: &Path) -> Result<(), Failure> {
             dir.join(lab::state::FILE).display()
         ))
     })
+}
+
+/// `yace find-max`'s arguments: the run's words (URL first) and the search's.
+fn find_max_args(run: &[String], search: &[String]) -> Result<crate::args::FindMaxArgs, String> {
+    let cli = crate::Cli::try_parse_from(
+        ["yace", "find-max"]
+            .into_iter()
+            .map(String::from)
+            .chain(run.iter().cloned())
+            .chain(search.iter().cloned()),
+    )
+    .map_err(|e| clap_error(&e.to_string()))?;
+    match cli.command {
+        crate::Command::FindMax(a) => Ok(*a),
+        _ => unreachable!("parsed as find-max"),
+    }
+}
+
+/// One search of a find-max experiment, its answer written to `path`;
+/// `Ok(false)` when it was interrupted.
+fn one_search(run: &[String], search: &[String], path: &Path) -> Result<bool, Failure> {
+    let mut words = search.to_vec();
+    words.push("--json".into());
+    words.push(path.display().to_string());
+    let a = find_max_args(run, &words).map_err(Failure::usage)?;
+    let code = super::findmax::run(a)?;
+    if code == exit::SIGINT {
+        return Ok(false);
+    }
+    Ok(path.exists())
 }
 
 /// Runs a shell hook with the point's variables in its environment.
@@ -263,6 +323,47 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
             })?;
         }
         let mut argv = e.argv(run.target, &point);
+        if let Some(search) = &e.find_max {
+            let words: Vec<String> = search.iter().flat_map(|o| o.words.clone()).collect();
+            let rel = state.result_path(&run);
+            let path = dir.join(&rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| Failure::runtime(format!("{}: {e}", parent.display())))?;
+            }
+            state.runs[i].started_at =
+                Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string());
+            if !quiet {
+                println!(
+                    "  [{:>3}/{total}] block {:<2} {:<12} {label}: searching",
+                    i + 1,
+                    run.block + 1,
+                    target.name
+                );
+            }
+            let outcome = one_search(&argv, &words, &path);
+            if let Some(cmd) = &target.after {
+                if let Err(m) = hook("after", cmd, &target.name, &point) {
+                    eprintln!("warning: {m}");
+                }
+            }
+            match outcome {
+                Ok(false) => {
+                    state.runs[i].started_at = None;
+                    break;
+                }
+                Ok(true) => {
+                    state.runs[i].status = Status::Done;
+                    state.runs[i].result = Some(rel);
+                }
+                Err(f) => {
+                    state.runs[i].status = Status::Failed;
+                    state.runs[i].note = Some(f.message);
+                }
+            }
+            save(&state, dir)?;
+            continue;
+        }
         if e.warmup.is_some() {
             let mut warm = argv.clone();
             strip_monitors(&mut warm); // not recorded: nothing to watch
@@ -341,8 +442,16 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
         return Ok(exit::SIGINT);
     }
     println!();
-    let analysis = lab::analysis::analyze(&state, |rel| read_result(&dir.join(rel)));
-    print!("{}", lab::render::text(&state, &analysis));
+    let analysis = analyze(&state, dir);
+    let lang = driver::language(None);
+    print!("{}", lab::render::text_in(&state, &analysis, lang));
+    let page = dir.join("report.html");
+    match lab_page(&state, &analysis, dir, dir, lang)
+        .and_then(|html| write_file("report", &page, &html))
+    {
+        Ok(()) => println!("\nThe experiment's page, with charts: {}", page.display()),
+        Err(f) => eprintln!("warning: {}", f.message),
+    }
     Ok(if state.count(Status::Failed) > 0 {
         exit::RUNTIME
     } else {
@@ -500,6 +609,23 @@ fn progress(
     )
 }
 
+/// The experiment's analysis: its runs' results, or its searches' answers.
+fn analyze(state: &State, dir: &Path) -> lab::analysis::Analysis {
+    if state.kind == "find-max" {
+        lab::analysis::analyze_with(state, |rel, rep| {
+            let path = dir.join(rel);
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let doc: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            lab::analysis::RunFigures::of_search(rep, &doc)
+                .map_err(|e| format!("{}: {e}", path.display()))
+        })
+    } else {
+        lab::analysis::analyze(state, |rel| read_result(&dir.join(rel)))
+    }
+}
+
 fn read_result(path: &Path) -> Result<RunResult, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
@@ -507,30 +633,94 @@ fn read_result(path: &Path) -> Result<RunResult, String> {
 
 fn report(r: &LabReportArgs) -> Result<u8, Failure> {
     let state = State::load(&r.dir).map_err(Failure::usage)?;
-    let analysis = lab::analysis::analyze(&state, |rel| read_result(&r.dir.join(rel)));
+    let analysis = analyze(&state, &r.dir);
+    let lang = driver::language(r.lang);
     let text = match r.format.as_str() {
-        "text" => lab::render::text(&state, &analysis),
-        "md" | "markdown" => lab::render::markdown(&state, &analysis),
-        "csv" => lab::render::csv(&state, &analysis),
-        "json" => serde_json::to_string_pretty(&analysis).expect("serializes") + "\n",
+        "text" => lab::render::text_in(&state, &analysis, lang).into_bytes(),
+        "md" | "markdown" => lab::render::markdown_in(&state, &analysis, lang).into_bytes(),
+        "csv" => lab::render::csv(&state, &analysis).into_bytes(),
+        "json" => {
+            (serde_json::to_string_pretty(&analysis).expect("serializes") + "\n").into_bytes()
+        }
+        // Its links lead from where it is written (here when on stdout).
+        "html" => {
+            let at = match r
+                .output
+                .as_deref()
+                .map(|p| p.parent().unwrap_or(Path::new("")))
+            {
+                Some(p) if p.as_os_str().is_empty() => Path::new("."),
+                Some(p) => p,
+                None => r.dir.as_path(),
+            };
+            lab_page(&state, &analysis, &r.dir, at, lang)?
+        }
         other => {
             return Err(Failure::usage(format!(
-                "-F {other}: one of text, md, csv, json"
+                "-F {other}: one of text, md, csv, json, html"
             )))
         }
     };
     match &r.output {
-        Some(p) => {
-            let out = driver::create_output("-o", Some(p))?;
-            if let Some(out) = out {
-                let path = out.path().to_owned();
-                out.write_with(|w| w.write_all(text.as_bytes()))
-                    .map_err(|e| driver::output_failure("-o", &path, e))?;
-            }
-        }
-        None => print!("{text}"),
+        Some(p) => write_file("-o", p, &text)?,
+        None => std::io::stdout()
+            .write_all(&text)
+            .map_err(|e| Failure::runtime(format!("stdout: {e}")))?,
     }
     Ok(exit::OK)
+}
+
+/// `bytes` into `path`, whole or not at all.
+fn write_file(flag: &str, path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    if let Some(out) = driver::create_output(flag, Some(path))? {
+        out.write_with(|w| w.write_all(bytes))
+            .map_err(|e| driver::output_failure(flag, path, e))?;
+    }
+    Ok(())
+}
+
+/// The experiment's HTML page, linked from `at` (a directory); each run's
+/// own report is written beside its result first (unless it is newer).
+fn lab_page(
+    state: &State,
+    analysis: &lab::analysis::Analysis,
+    dir: &Path,
+    at: &Path,
+    lang: report::lang::Lang,
+) -> Result<Vec<u8>, Failure> {
+    let full = |p: &Path| std::fs::canonicalize(p).or_else(|_| std::path::absolute(p));
+    let prefix = match (full(at), full(dir)) {
+        (Ok(a), Ok(d)) => lab::html::link_prefix(&a, &d),
+        _ => String::new(),
+    };
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    for rel in state
+        .runs
+        .iter()
+        .filter(|r| r.status == Status::Done)
+        .filter_map(|r| r.result.as_ref())
+    {
+        let (json, html) = (dir.join(rel), dir.join(lab::html::run_page(rel, lang)));
+        if modified(&html).is_some_and(|h| modified(&json).is_some_and(|j| h >= j)) {
+            continue;
+        }
+        // A find-max experiment's runs are searches: no page of their own.
+        let Ok(result) = read_result(&json) else {
+            continue;
+        };
+        let mut page = Vec::new();
+        report::html::report_in(&result, &mut page, lang)
+            .map_err(|e| Failure::runtime(format!("rendering {}: {e}", json.display())))?;
+        write_file("report", &html, &page)?;
+    }
+    let link = |r: &lab::state::Run| {
+        let page = lab::html::run_page(r.result.as_ref()?, lang);
+        dir.join(&page).exists().then(|| format!("{prefix}{page}"))
+    };
+    let mut out = Vec::new();
+    lab::html::page(&mut out, state, analysis, &link, lang)
+        .map_err(|e| Failure::runtime(format!("rendering {}: {e}", dir.display())))?;
+    Ok(out)
 }
 
 /// `yace compare A.json… -- B.json…`: seed 003's before/after, judged.
@@ -558,14 +748,15 @@ pub fn compare(a: crate::args::CompareArgs) -> Result<u8, Failure> {
     let before = read_side(&a.before)?;
     let after = read_side(&a.after)?;
     let table = lab::compare::table(&before, &after, practical);
+    let lang = driver::language(a.lang);
     match a.format.as_str() {
         "text" => print!(
             "{}",
-            lab::compare::text(&table, a.before.len(), a.after.len())
+            lab::compare::text_in(&table, a.before.len(), a.after.len(), lang)
         ),
         "md" | "markdown" => print!(
             "{}",
-            lab::compare::markdown(&table, a.before.len(), a.after.len())
+            lab::compare::markdown_in(&table, a.before.len(), a.after.len(), lang)
         ),
         other => return Err(Failure::usage(format!("-F {other}: text or md"))),
     }

@@ -66,11 +66,13 @@ fn repo() -> PathBuf {
 fn scaled(example: &str, serve: &Serve, reps: Option<u32>, extra: &[(&str, &str)]) -> PathBuf {
     let text = std::fs::read_to_string(repo().join("examples/lab").join(example)).unwrap();
     let mut out = String::new();
+    let mut top = true;
     for line in text.lines() {
         let l = line.trim_start();
+        top &= !l.starts_with('[');
         if l.starts_with("duration =") {
             out.push_str("duration = \"1s\"\n");
-        } else if l.starts_with("warmup =") || l.starts_with("cool_down =") {
+        } else if top && (l.starts_with("warmup =") || l.starts_with("cool_down =")) {
             continue;
         } else if let (true, Some(n)) = (l.starts_with("repetitions ="), reps) {
             out.push_str(&format!("repetitions = {n}\n"));
@@ -535,4 +537,46 @@ fn the_real_stacks_compared_with_the_server_watched() {
     assert_eq!(verdicts.len(), 1, "{out}");
     assert!(out.contains("Compared with nginx"), "{out}");
     assert!(out.contains("server CPU/request"), "{out}");
+}
+
+#[test]
+fn find_max_per_setting_is_a_lab_step() {
+    let serve = Serve::start();
+    let file = scaled(
+        "max-children.toml",
+        &serve,
+        Some(1),
+        &[
+            ("[2, 4, 8, 16]", "[4]"),
+            ("trial = \"3s\"", "trial = \"1s\""),
+            ("long_trial = \"5s\"", "long_trial = \"1s\""),
+            ("confirm = \"10s\"", "confirm = \"2s\""),
+        ],
+    );
+    let dir = fresh_dir("max-children");
+    let (text, a) = lab_run(&file, &dir);
+    // 4 workers × 1000 / 20 ms: 200 req/s (a little under, with the pool's
+    // own overhead and the timer's rounding).
+    let maxima: Vec<f64> = a["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["rps"]["median"].as_f64().unwrap())
+        .collect();
+    assert_eq!(maxima.len(), 1, "{text}");
+    for (m, cap) in maxima.iter().zip([200.0]) {
+        assert!(
+            *m <= cap * 1.05 && *m >= cap * 0.8,
+            "max rate {m}/s for a capacity of {cap}/s: {text}"
+        );
+    }
+    // Each run is a search's answer, reportable again.
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("experiment.json")).unwrap())
+            .unwrap();
+    assert_eq!(state["kind"], "find-max");
+    let first = state["runs"][0]["result"].as_str().unwrap();
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(first)).unwrap()).unwrap();
+    assert_eq!(doc["schema"], "yace.find-max.v1");
 }
