@@ -18,44 +18,9 @@ mod support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
-use support::yace;
-
-/// `yace serve` in a process of its own, stopped (by PID) when dropped.
-struct Serve {
-    child: Child,
-    port: u16,
-}
-
-impl Serve {
-    fn start() -> Serve {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new(env!("CARGO_BIN_EXE_yace"))
-            .args(["serve", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "yace serve did not listen");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Serve { child, port }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use support::{yace, ServeProcess};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -63,7 +28,12 @@ fn repo() -> PathBuf {
 
 /// An example, pointed at `serve` and scaled down: 1 s runs, no warm-up,
 /// no cool-down, and `reps` repetitions when given.
-fn scaled(example: &str, serve: &Serve, reps: Option<u32>, extra: &[(&str, &str)]) -> PathBuf {
+fn scaled(
+    example: &str,
+    serve: &ServeProcess,
+    reps: Option<u32>,
+    extra: &[(&str, &str)],
+) -> PathBuf {
     let text = std::fs::read_to_string(repo().join("examples/lab").join(example)).unwrap();
     let mut out = String::new();
     let mut top = true;
@@ -130,7 +100,7 @@ fn fresh_dir(name: &str) -> PathBuf {
 
 #[test]
 fn before_and_after_the_faster_side_is_found_faster_by_its_true_amount() {
-    let serve = Serve::start();
+    let serve = ServeProcess::start(&[]);
     let file = scaled("before-after.toml", &serve, None, &[]);
     let dir = fresh_dir("before-after");
     let (text, a) = lab_run(&file, &dir);
@@ -251,7 +221,7 @@ fn before_and_after_the_faster_side_is_found_faster_by_its_true_amount() {
 
 #[test]
 fn identical_targets_show_no_difference() {
-    let serve = Serve::start();
+    let serve = ServeProcess::start(&[]);
     let file = scaled(
         "before-after.toml",
         &serve,
@@ -272,7 +242,7 @@ fn identical_targets_show_no_difference() {
 
 #[test]
 fn a_concurrency_sweep_finds_the_pools_knee() {
-    let serve = Serve::start();
+    let serve = ServeProcess::start(&[]);
     let file = scaled(
         "concurrency.toml",
         &serve,
@@ -316,7 +286,7 @@ fn a_concurrency_sweep_finds_the_pools_knee() {
 
 #[test]
 fn a_setting_swept_through_a_hook() {
-    let serve = Serve::start();
+    let serve = ServeProcess::start(&[]);
     let file = scaled("setting.toml", &serve, Some(2), &[]);
     let dir = fresh_dir("setting");
     let (text, a) = lab_run(&file, &dir);
@@ -339,7 +309,7 @@ fn a_setting_swept_through_a_hook() {
 
 #[test]
 fn a_killed_experiment_resumes_without_redoing_finished_runs() {
-    let serve = Serve::start();
+    let serve = ServeProcess::start(&[]);
     let file = scaled("setting.toml", &serve, Some(2), &[]);
     let dir = fresh_dir("resume");
     let mut child = yace()
@@ -448,7 +418,7 @@ fn a_bad_experiment_is_refused_with_every_problem_and_its_place() {
         assert!(err.contains(&want), "{want} missing from:\n{err}");
     }
     // --dry-run of a good one lists every run and the time it takes.
-    let serve = Serve::start();
+    let serve = ServeProcess::start(&[]);
     let good = scaled("concurrency.toml", &serve, None, &[]);
     let out = yace()
         .args(["lab", "run"])
@@ -541,7 +511,7 @@ fn the_real_stacks_compared_with_the_server_watched() {
 
 #[test]
 fn find_max_per_setting_is_a_lab_step() {
-    let serve = Serve::start();
+    let serve = ServeProcess::start(&[]);
     let file = scaled(
         "max-children.toml",
         &serve,

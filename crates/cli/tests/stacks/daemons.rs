@@ -17,19 +17,21 @@
 //! ```
 //!
 //! This file uses only std and libc, so any test binary may include it with
-//! `#[path = "../stacks/daemons.rs"] mod daemons;`.
+//! `#[path = "../stacks/daemons.rs"] mod daemons;`, beside the harness
+//! (`mod harness;` at the crate root), whose free ports it shares.
 #![allow(dead_code)] // each test binary uses a different part of it
 
+use crate::harness::free_port;
 use std::fs::{self, File};
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Mutex, Once};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Once;
+use std::time::{Duration, Instant};
 
 /// How long `start` waits for a daemon to answer.
 const START_DEADLINE: Duration = Duration::from_secs(10);
@@ -609,56 +611,6 @@ fn current_user() -> String {
             (f.get(2)?.parse::<u32>().ok()? == euid).then(|| f[0].to_string())
         })
         .unwrap_or_else(|| panic!("uid {euid} not in /etc/passwd"))
-}
-
-/// A loopback port that is free now and was not handed out before by this
-/// process, below the kernel's ephemeral range (so that clients' own
-/// connections can't take it before the daemon binds it).
-fn free_port() -> u16 {
-    static GIVEN: Mutex<Vec<u16>> = Mutex::new(Vec::new());
-    static SEED: AtomicU64 = AtomicU64::new(0);
-    let mut given = GIVEN.lock().unwrap();
-    let ephemeral_lo: u32 = fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(32768);
-    const LO: u32 = 20000;
-    if ephemeral_lo >= LO + 1000 {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64;
-        // Not the harness's sequence (it may be in the same binary).
-        let _ = SEED.compare_exchange(
-            0,
-            nanos.rotate_left(17) ^ u64::from(std::process::id()),
-            Ordering::Relaxed,
-            Ordering::Relaxed,
-        );
-        for _ in 0..500 {
-            // splitmix64
-            let mut z = SEED.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            let port = (LO + (z % u64::from(ephemeral_lo - LO)) as u32) as u16;
-            if !given.contains(&port) && TcpListener::bind(("127.0.0.1", port)).is_ok() {
-                given.push(port);
-                return port;
-            }
-        }
-    }
-    loop {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        if !given.contains(&port) {
-            given.push(port);
-            return port;
-        }
-    }
 }
 
 /// A plain HTTP/1.0 `GET` (so the body comes unchunked): (status, body).

@@ -839,8 +839,9 @@ fn run_as() -> (User, String) {
 /// A loopback port that is free now and was not handed out before by this
 /// process. Picked below the kernel's ephemeral range, so that the test
 /// clients' own connections (and `bind(:0)` elsewhere) can't take it
-/// before the server binds it.
-fn free_port() -> u16 {
+/// before the server binds it. (The daemons of `daemons.rs` take theirs
+/// from here too.)
+pub fn free_port() -> u16 {
     static GIVEN: Mutex<Vec<u16>> = Mutex::new(Vec::new());
     static SEED: AtomicU64 = AtomicU64::new(0);
     let mut given = GIVEN.lock().unwrap();

@@ -66,3 +66,52 @@ pub fn run_json(name: &str, args: &[&str]) -> (Output, Value) {
     });
     (out, serde_json::from_str(&text).expect("valid JSON"))
 }
+
+/// `yace serve` in a process of its own, on a free loopback port; stopped
+/// (by its PID) when dropped. For tests that watch the server as a process
+/// (`--monitor pid:`), or that must not share a pool with other tests.
+#[derive(Debug)]
+pub struct ServeProcess {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl ServeProcess {
+    /// Starts it with `args` added (`["--threads", "1"]`) and waits until
+    /// it listens.
+    pub fn start(args: &[&str]) -> ServeProcess {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(env!("CARGO_BIN_EXE_yace"))
+            .args(["serve", "-p", &port.to_string()])
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "yace serve did not listen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        ServeProcess { child, port }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
