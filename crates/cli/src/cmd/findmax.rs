@@ -9,6 +9,7 @@ use crate::flags::{self, RunFlags};
 use crate::{exit, Failure};
 use ::run::{Job, Script, TargetChoice};
 use findmax::{Answer, Config, End, Next, Search, Stage, Trial, Verdict};
+use report::lang::{tr, trf, Lang};
 use report::{count, duration_us};
 use stats::RunResult;
 use std::io::Write as _;
@@ -196,8 +197,15 @@ fn verdict(r: &RunResult, slos: &[stats::threshold::Threshold]) -> Verdict {
     // server fell behind, or an earlier trial's queue was still being
     // worked off): their latencies are unknown and certainly long, so the
     // SLOs cannot be said to hold.
+    // Requests sent in a trial's last moments are naturally still in
+    // flight: more than half of them, or more than a second's worth,
+    // is a server behind.
     let finished = r.summary.responses + r.summary.errors;
-    if r.summary.requests > 0 && (finished as f64) < 0.9 * r.summary.requests as f64 {
+    let unanswered = r.summary.requests.saturating_sub(finished) as f64;
+    let per_second = r.summary.requests as f64 / r.summary.duration_s.max(1e-3);
+    if r.summary.requests > 0
+        && (unanswered > 0.5 * r.summary.requests as f64 || unanswered > per_second.max(10.0))
+    {
         return Verdict::Fail {
             why: format!(
                 "only {} of {} requests were answered before the trial ended: the server fell behind",
@@ -247,14 +255,17 @@ fn verdict(r: &RunResult, slos: &[stats::threshold::Threshold]) -> Verdict {
 }
 
 /// One line per trial, as it ends.
-fn line(n: usize, t: &Trial, v: &Verdict, r: &RunResult) -> String {
-    let stage = match t.stage {
-        Stage::Bracket => "bracket",
-        Stage::Bisect => "bisect",
-        Stage::Repeat => "repeat",
-        Stage::Recheck => "recheck",
-        Stage::Confirm => "confirm",
-    };
+fn line(n: usize, t: &Trial, v: &Verdict, r: &RunResult, lang: Lang) -> String {
+    let stage = tr(
+        lang,
+        match t.stage {
+            Stage::Bracket => "bracket",
+            Stage::Bisect => "bisect",
+            Stage::Repeat => "repeat",
+            Stage::Recheck => "recheck",
+            Stage::Confirm => "confirm",
+        },
+    );
     let p99 = r
         .summary
         .latency
@@ -262,13 +273,15 @@ fn line(n: usize, t: &Trial, v: &Verdict, r: &RunResult) -> String {
         .filter(|_| r.summary.latency.count > 0)
         .map_or("—".into(), duration_us);
     let what = match v {
-        Verdict::Pass { marginal: false } => "pass".to_string(),
+        Verdict::Pass { marginal: false } => tr(lang, "pass").to_string(),
         Verdict::Pass { marginal: true } if t.stage == Stage::Repeat => {
-            "pass, close to an SLO".to_string()
+            tr(lang, "pass (close to an SLO)").to_string()
         }
-        Verdict::Pass { marginal: true } => "pass, close to an SLO: tried again".to_string(),
-        Verdict::Fail { why } => format!("FAIL: {why}"),
-        Verdict::Invalid { why } => format!("NOT VALID: {why}"),
+        Verdict::Pass { marginal: true } => {
+            tr(lang, "pass, close to an SLO: tried again").to_string()
+        }
+        Verdict::Fail { why } => format!("{}: {why}", tr(lang, "FAIL")),
+        Verdict::Invalid { why } => format!("{}: {why}", tr(lang, "NOT VALID")),
     };
     // What the monitors saw go wrong on the server, by code.
     let server: Vec<&str> = r
@@ -283,13 +296,23 @@ fn line(n: usize, t: &Trial, v: &Verdict, r: &RunResult) -> String {
     } else {
         format!("   [server: {}]", server.join(", "))
     };
-    format!(
-        "  {n:>2}  {stage:<8} {:>10}/s for {:>4} s   {:>9.1} responses/s  p99 {:>9}  errors {:.2}%   {what}{server}",
-        fmt_rate(t.rate),
-        t.seconds,
-        r.summary.rps,
-        p99,
-        r.summary.errors as f64 * 100.0 / r.summary.requests.max(1) as f64,
+    trf(
+        lang,
+        "  {}  {} {}/s for {} s   {} responses/s  p99 {}  errors {}%   {}{}",
+        &[
+            &format!("{n:>2}"),
+            &report::pad(stage, 8),
+            &format!("{:>10}", fmt_rate(t.rate)),
+            &format!("{:>4}", t.seconds),
+            &format!("{:>9.1}", r.summary.rps),
+            &format!("{p99:>9}"),
+            &format!(
+                "{:.2}",
+                r.summary.errors as f64 * 100.0 / r.summary.requests.max(1) as f64
+            ),
+            &what,
+            &server,
+        ],
     )
 }
 
@@ -368,14 +391,21 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
             })
             .collect()
     };
+    let lang = driver::language(a.run.lang);
     println!(
-        "  from {}/s, at most {}/s; trials of {} s, {} s near the answer, {} s to confirm; at most {}",
-        fmt_rate(cfg.start_rate),
-        fmt_rate(cfg.max_rate),
-        cfg.short_s,
-        cfg.long_s,
-        cfg.confirm_s,
-        a.max_time
+        "{}",
+        trf(
+            lang,
+            "  from {}/s, at most {}/s; trials of {} s, {} s near the answer, {} s to confirm; at most {}",
+            &[
+                &fmt_rate(cfg.start_rate),
+                &fmt_rate(cfg.max_rate),
+                &cfg.short_s,
+                &cfg.long_s,
+                &cfg.confirm_s,
+                &a.max_time
+            ]
+        )
     );
     let mut ctx = Trials {
         args: &a,
@@ -390,15 +420,19 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
         n: 0,
         started_at: None,
         monitors,
+        lang,
     };
     let mut found: Vec<Level> = Vec::new();
     let mut start = cfg.start_rate;
     for (exprs, level_slos) in &levels {
         println!();
         println!(
-            "Searching the highest rate at which {} hold{} — {url}",
-            exprs.join(" and "),
-            if exprs.len() == 1 { "s" } else { "" }
+            "{}",
+            trf(
+                lang,
+                "Searching the highest rate at which {} hold — {}",
+                &[&exprs.join(tr(lang, " and ")), &url]
+            )
         );
         let level = ctx.search(
             Config {
@@ -421,16 +455,22 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
     let mut code = exit::OK;
     for (level, (exprs, _)) in found.iter().zip(&levels) {
         if levels.len() > 1 {
-            println!("{}:", exprs.join(" and "));
+            println!("{}:", exprs.join(tr(lang, " and ")));
         }
-        let c = conclude(&a, level);
+        let c = conclude(&a, level, lang);
         if c != exit::OK && code == exit::OK || c == exit::RUNTIME {
             code = c;
         }
     }
     if levels.len() > 1 {
         println!();
-        println!("Frontier (the highest rate at which each level holds):");
+        println!(
+            "{}",
+            tr(
+                lang,
+                "Frontier (the highest rate at which each level holds):"
+            )
+        );
         for (level, (exprs, _)) in found.iter().zip(&levels) {
             println!(
                 "  {:<28} {:>12}",
@@ -511,6 +551,8 @@ struct Trials<'a> {
     started_at: Option<String>,
     /// `--monitor`: read during every trial.
     monitors: monitor::Config,
+    /// The lines' language.
+    lang: Lang,
 }
 
 impl Trials<'_> {
@@ -603,16 +645,24 @@ impl Trials<'_> {
             let left = self.budget_s - self.started.elapsed().as_secs_f64();
             if trial.seconds + 1.0 > left {
                 println!(
-                    "  the next trial ({} s) would pass --max-time {}: stopping",
-                    trial.seconds, self.args.max_time
+                    "{}",
+                    trf(
+                        self.lang,
+                        "  the next trial ({} s) would pass --max-time {}: stopping",
+                        &[&trial.seconds, &self.args.max_time]
+                    )
                 );
                 break search.give_up();
             }
             let (r, reused) = self.run(&trial, slos)?;
             if r.end.partial {
                 println!(
-                    "  interrupted: the trial at {}/s did not finish",
-                    fmt_rate(trial.rate)
+                    "{}",
+                    trf(
+                        self.lang,
+                        "  interrupted: the trial at {}/s did not finish",
+                        &[&fmt_rate(trial.rate)]
+                    )
                 );
                 let answer = search.interrupt();
                 return Ok(Level {
@@ -624,9 +674,9 @@ impl Trials<'_> {
                 });
             }
             let v = verdict(&r, slos);
-            let mut shown = line(search.trials().len() + 1, &trial, &v, &r);
+            let mut shown = line(search.trials().len() + 1, &trial, &v, &r, self.lang);
             if reused {
-                shown.push_str("  (an earlier trial, judged again)");
+                shown.push_str(tr(self.lang, "  (an earlier trial, judged again)"));
             }
             println!("{shown}");
             figures.push(serde_json::json!({
@@ -667,17 +717,17 @@ impl Trials<'_> {
 }
 
 /// Prints a level's answer; returns its exit code.
-fn conclude(a: &FindMaxArgs, level: &Level) -> u8 {
+fn conclude(a: &FindMaxArgs, level: &Level, lang: Lang) -> u8 {
     let answer = &level.answer;
     match answer.end {
         End::Converged | End::MaxRate | End::OutOfTrials | End::Interrupted => {
             match answer.max_rate {
                 Some(max) => {
                     let bracket = match answer.failed_at {
-                        Some(hi) => format!(
+                        Some(hi) => trf(
+                            lang,
                             ", between {} and {} (which failed)",
-                            fmt_rate(max),
-                            fmt_rate(hi)
+                            &[&fmt_rate(max), &fmt_rate(hi)],
                         ),
                         None => String::new(),
                     };
@@ -685,30 +735,50 @@ fn conclude(a: &FindMaxArgs, level: &Level) -> u8 {
                         .p99_at
                         .iter()
                         .find(|(rate, _)| *rate == max)
-                        .map(|(_, p)| format!("; p99 there {p}"))
+                        .map(|(_, p)| trf(lang, "; p99 there {}", &[p]))
                         .unwrap_or_default();
                     let qualifier = match answer.end {
-                    End::MaxRate => format!(
-                        " — at least: the SLOs still held at --max-rate {}; raise it to search higher",
-                        a.max_rate
-                    ),
-                    End::OutOfTrials => " — not confirmed: the search ran out of time or trials; the true maximum may be higher or lower".into(),
-                    End::Interrupted => " — interrupted before the search ended: not confirmed".into(),
-                    _ => String::new(),
-                };
+                        End::MaxRate => trf(
+                            lang,
+                            " — at least: the SLOs still held at --max-rate {}; raise it to search higher",
+                            &[&a.max_rate],
+                        ),
+                        End::OutOfTrials => tr(
+                            lang,
+                            " — not confirmed: the search ran out of time or trials; the true maximum may be higher or lower",
+                        )
+                        .into(),
+                        End::Interrupted => tr(
+                            lang,
+                            " — interrupted before the search ended: not confirmed",
+                        )
+                        .into(),
+                        _ => String::new(),
+                    };
                     println!(
-                        "Max rate under the SLOs: {}/s{bracket}{at}{qualifier}.",
-                        fmt_rate(max)
+                        "{}{bracket}{at}{qualifier}.",
+                        trf(lang, "Max rate under the SLOs: {}/s", &[&fmt_rate(max)])
                     );
                     println!(
-                    "Recommended operating rate: {}–{}/s (70–80% of it), headroom for bursts and for what the search cannot see.",
-                    fmt_rate(max * 0.7),
-                    fmt_rate(max * 0.8)
-                );
+                        "{}",
+                        trf(
+                            lang,
+                            "Recommended operating rate: {}–{}/s (70–80% of it), headroom for bursts and for what the search cannot see.",
+                            &[&fmt_rate(max * 0.7), &fmt_rate(max * 0.8)]
+                        )
+                    );
                     if let (Some(hi), false) = (answer.failed_at, level.ran_out.is_empty()) {
-                        println!("What ran out at {}/s (the monitors):", fmt_rate(hi));
+                        println!(
+                            "{}",
+                            trf(
+                                lang,
+                                "What ran out at {}/s (the monitors):",
+                                &[&fmt_rate(hi)]
+                            )
+                        );
                         for d in &level.ran_out {
-                            println!("  - {}\n    fix: {}", d.message, d.fix);
+                            let (message, fix) = report::monitor::diagnosis(d, lang);
+                            println!("  - {message}\n    {}: {fix}", tr(lang, "fix"));
                         }
                     }
                     if answer.end == End::Converged {
@@ -718,15 +788,22 @@ fn conclude(a: &FindMaxArgs, level: &Level) -> u8 {
                     }
                 }
                 None => {
-                    println!("No rate held the SLOs before the search stopped.");
+                    println!(
+                        "{}",
+                        tr(lang, "No rate held the SLOs before the search stopped.")
+                    );
                     exit::THRESHOLD
                 }
             }
         }
         End::BelowMinRate => {
             println!(
-                "The SLOs failed even at --min-rate {}/s: the server cannot meet them at any rate searched.",
-                a.min_rate
+                "{}",
+                trf(
+                    lang,
+                    "The SLOs failed even at --min-rate {}/s: the server cannot meet them at any rate searched.",
+                    &[&a.min_rate]
+                )
             );
             exit::THRESHOLD
         }
@@ -740,8 +817,15 @@ fn conclude(a: &FindMaxArgs, level: &Level) -> u8 {
                 })
                 .unwrap_or_default();
             println!(
-                "Stopped: the client, not the server, was the limit at {}/s — {why}. The answer would be the client's capacity, not the server's.",
-                answer.trials.last().map_or("?".into(), |t| fmt_rate(t.rate))
+                "{}",
+                trf(
+                    lang,
+                    "Stopped: the client, not the server, was the limit at {}/s — {}. The answer would be the client's capacity, not the server's.",
+                    &[
+                        &answer.trials.last().map_or("?".into(), |t| fmt_rate(t.rate)),
+                        &why
+                    ]
+                )
             );
             exit::RUNTIME
         }

@@ -9,12 +9,20 @@
 
 #[path = "../stacks/harness.rs"]
 mod harness;
+#[path = "../support/mod.rs"]
+mod support;
 
 use harness::{Stack, StackKind, StatusPage};
 use std::process::Command;
+use std::sync::Mutex;
+
+/// The searches run one at a time: each is timed, and a search beside
+/// another would find its client starved (and rightly say so).
+static ALONE: Mutex<()> = Mutex::new(());
 
 #[test]
 fn find_max_finds_a_php_fpm_pools_capacity() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let stack = Stack::start_with_children(StackKind::NginxPhpFpm, 4);
     let json = std::env::temp_dir().join(format!("yace-fpm-find-max-{}.json", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_yace"))
@@ -85,4 +93,66 @@ fn find_max_finds_a_php_fpm_pools_capacity() {
         "{} logged of {offered}",
         log.len()
     );
+}
+
+/// `yace lab` with `[find_max]`: a search per setting, its answer the
+/// figure (examples/lab/max-children.toml, scaled down to one setting).
+#[test]
+fn find_max_per_setting_is_a_lab_step() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let serve = support::ServeProcess::start(&[]);
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/lab/max-children.toml"
+    ))
+    .unwrap();
+    let text = example
+        .replace("127.0.0.1:8080", &format!("127.0.0.1:{}", serve.port))
+        .replace("repetitions = 6", "repetitions = 1")
+        .replace("cool_down = \"3s\"\n", "")
+        .replace("[2, 4, 8, 16]", "[4]")
+        .replace("trial = \"3s\"", "trial = \"1s\"")
+        .replace("long_trial = \"5s\"", "long_trial = \"2s\"")
+        .replace("confirm = \"10s\"", "confirm = \"2s\"");
+    let file = support::temp_path("max-children.toml");
+    std::fs::write(&file, text).unwrap();
+    let dir = support::temp_path("max-children");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = support::yace()
+        .args(["lab", "run"])
+        .arg(&file)
+        .arg("-o")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = support::yace()
+        .args(["lab", "report"])
+        .arg(&dir)
+        .args(["-F", "json"])
+        .output()
+        .unwrap();
+    let a: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    // 4 workers × 1000 / 20 ms: 200 req/s (a little under, with the pool's
+    // own overhead and the timer's rounding).
+    let m = a["points"][0]["rps"]["median"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no answer: {text}"));
+    assert!(
+        (150.0..=210.0).contains(&m),
+        "max rate {m}/s for a capacity of 200/s: {text}"
+    );
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("experiment.json")).unwrap())
+            .unwrap();
+    assert_eq!(state["kind"], "find-max");
+    let first = state["runs"][0]["result"].as_str().unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join(first)).unwrap()).unwrap();
+    assert_eq!(doc["schema"], "yace.find-max.v1");
 }
