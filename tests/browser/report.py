@@ -17,12 +17,21 @@ sources (a dropped one marked), its charts drawn on the load charts' time
 axis and following their cursor. Screenshots land in the output folder,
 to be looked at.
 
+The lab's experiment page (`yace lab report DIR -F html`), for the two
+committed experiments (crates/lab/tests/fixtures: a concurrency sweep and a
+before/after), in English and Chinese: every chart drawn, no console error
+and no request, error bars drawn (the before/after's charts lose ink
+without them), the knees marked, the verdict table with its coloured
+words, the hover tooltip, the log toggle, each run's link leading to its
+own report (which opens), and the figures with scripts off.
+
 usage: tests/browser/report.py --yace target/debug/yace --out target/browser
 """
 
 import argparse
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -317,6 +326,163 @@ def monitored(browser, path, fixture, shots, name):
     page.close()
 
 
+# The lab page's facts: charts, error bars, marks, verdicts, links.
+LAB = """
+(() => {
+  const plots = [...document.querySelectorAll('.plot')].filter(p => p.yacePlot);
+  const meta = p => p.yacePlot.series.map(s => s._yace).filter(Boolean);
+  return {
+    charts: plots.map(p => p.dataset.chart),
+    kinds: [...new Set(plots.map(p => p.dataset.kind))],
+    errs: plots.map(p => meta(p).some(m => m.lo && m.lo.some(v => v != null))),
+    dots: plots.map(p => meta(p).reduce((n, m) => n + (m.dots || []).reduce((k, d) => k + d.length, 0), 0)),
+    verdicts: [...document.querySelectorAll('table.verdicts tbody tr')].map(r => r.innerText),
+    words: [...document.querySelectorAll('.verdict-word')].map(e => [e.className, getComputedStyle(e).color]),
+    links: [...document.querySelectorAll('td.runlinks a')].map(a => a.href),
+    lang: document.documentElement.lang,
+    h3: document.querySelector('figure.chart h3').innerText,
+    legend: [...document.querySelectorAll('.u-legend .u-label')].map(e => e.innerText).join(' | '),
+  };
+})()
+"""
+
+# Ink of each chart's canvas with and without its error bars (uPlot
+# redraws on a microtask: wait for it).
+ERRBAR_INK = """
+(async () => {
+  const settle = () => new Promise(r => setTimeout(r, 50));
+  const ink = p => { let n = 0; for (const c of p.querySelectorAll('canvas')) {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < d.length; i += 4) if (d[i + 3] !== 0 && !(d[i] > 235 && d[i + 1] > 235 && d[i + 2] > 235)) n++; }
+    return n; };
+  const out = [];
+  for (const p of [...document.querySelectorAll('.plot')].filter(p => p.yacePlot)) {
+    const u = p.yacePlot, with_ = ink(p);
+    const saved = u.series.map(s => s._yace && s._yace.lo);
+    u.series.forEach(s => { if (s._yace) s._yace.lo = null; });
+    u.redraw(false, false);
+    await settle();
+    const without = ink(p);
+    u.series.forEach((s, i) => { if (s._yace) s._yace.lo = saved[i]; });
+    u.redraw(false, false);
+    await settle();
+    out.push([p.dataset.chart, with_, without]);
+  }
+  return out;
+})()
+"""
+
+
+def lab_page(browser, path, shots, name, zh):
+    """The lab's experiment page, as a reader gets it."""
+    print("%s (%s)" % (name, os.path.relpath(path)))
+    url = "file://" + os.path.abspath(path)
+    page = cdp.Page(browser)
+    page.goto(url)
+    browser.pump(0.4)
+    urls = [e["request"]["url"] for e in page.events("Network.requestWillBeSent")]
+    check(urls and all(u == url for u in urls), "no request but the page itself")
+    drawn = page.eval("Number(document.documentElement.dataset.charts || 0)")
+    got = page.eval(LAB)
+    check(len(got["charts"]) >= 2 and drawn == len(got["charts"]),
+          "script drew %d of %d charts: %s" % (drawn, len(got["charts"]), " ".join(got["charts"])))
+    for chart, ink, ok in page.eval(PIXELS):
+        check(ok and ink > 400, "chart %s drawn: %d non-background pixels" % (chart, ink))
+    sweep = "before-after" not in name
+    check(got["kinds"] == (["sweep"] if sweep else ["groups"]),
+          "charts against the swept parameter, or a dot plot of targets: %s" % got["kinds"])
+    check(all(n > 0 for n in got["dots"]), "each run a dot: %s" % got["dots"])
+    if sweep:
+        # Three repetitions: no exact interval; the knees marked instead.
+        marks = page.eval("JSON.parse(document.getElementById('yace-charts').textContent).charts.map(c => (c.marks || []).map(m => m.x))")
+        check(all(m == [8, 16] for m in marks), "the knees marked at 8 and 16 on every chart: %s" % marks)
+    else:
+        check(all(got["errs"]), "every chart has error bars: %s" % got["errs"])
+        inks = page.eval(ERRBAR_INK)
+        check(all(w > wo for _, w, wo in inks),
+              "the error bars are drawn (ink with and without: %s)" % [(c, w, wo) for c, w, wo in inks])
+    check(len(got["verdicts"]) >= 1, "the verdict table: %d rows, e.g. %r" % (len(got["verdicts"]), (got["verdicts"] or [""])[0][:90]))
+    colours = {c: col for c, col in got["words"]}
+    check(len(set(colours.values())) == len(colours) or len(colours) == 1,
+          "verdict words coloured by kind: %s" % colours)
+    if not sweep:
+        check(any("better" in c for c in colours), "the before/after is judged better: %s" % list(colours))
+    # Every run linked to its own report, beside its result.
+    from urllib.parse import unquote, urlparse
+    files = [unquote(urlparse(h).path) for h in got["links"]]
+    state = json.load(open(os.path.join(os.path.dirname(path), "experiment.json")))
+    check(len(files) == len(state["runs"]) and all(os.path.exists(f) for f in files),
+          "%d runs linked, every link resolves to a file" % len(files))
+    check(all(f.endswith(".zh.html") == zh for f in files), "the runs' pages are in the page's language")
+    if zh:
+        check(got["lang"] == "zh-CN" and got["h3"] == "吞吐量", "the Chinese page says %r" % got["h3"])
+        check("USL 拟合" in got["legend"] or not sweep, "its legends are Chinese: %r" % got["legend"][:80])
+
+    # Hover the first chart: the figures of the nearest measured point.
+    box = page.eval(
+        "(() => { const o = document.querySelector('.plot .u-over');"
+        " o.scrollIntoView({block: 'center'}); const r = o.getBoundingClientRect();"
+        " return [r.left + r.width * 0.8, r.top + r.height / 2]; })()"
+    )
+    page.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": box[0], "y": box[1]})
+    browser.pump(0.3)
+    tip = page.eval("(() => { const t = document.querySelector('.yace-tip'); return [getComputedStyle(t).display, t.innerText]; })()")
+    check(tip[0] == "block" and ("运行" if zh else "runs") in tip[1] and any(ch.isdigit() for ch in tip[1]),
+          "hover shows the point's median and runs: %r" % tip[1].replace("\n", " | ")[:120])
+    page.screenshot(os.path.join(shots, name + "-hover.png"), full=False)
+    page.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": 5, "y": 5})
+    toggled = page.eval(
+        "(() => { const b = document.querySelector('input[data-log]'); if (!b) return null;"
+        " b.click(); return document.querySelector('.plot[data-chart=\"' + b.dataset.log + '\"] canvas') !== null; })()"
+    )
+    if toggled is not None:
+        check(toggled, "log scale toggle redraws its chart")
+        page.eval("document.querySelector('input[data-log]').click()")
+    page.screenshot(os.path.join(shots, name + ".png"), full=True)
+    errors = [e for e in page.events("Runtime.exceptionThrown")]
+    errors += [e for e in page.events("Runtime.consoleAPICalled") if e["type"] in ("error", "assert")]
+    errors += [e for e in page.events("Log.entryAdded") if e["entry"]["level"] == "error"]
+    check(not errors, "no console error %s" % (json.dumps(errors)[:300] if errors else ""))
+    page.close()
+
+    # A run's own report, as its link opens it.
+    page = cdp.Page(browser)
+    page.goto(got["links"][0])
+    browser.pump(0.2)
+    run = page.eval("[document.querySelectorAll('.plot canvas').length > 0, document.querySelector('.verdict .head').innerText]")
+    check(run[0] and run[1], "a run's link opens its report: %r" % run[1])
+    page.close()
+
+    # With scripts off: the figures behind each chart, and the tables.
+    page = cdp.Page(browser)
+    page.call("Emulation.setScriptExecutionDisabled", {"value": True})
+    page.goto(url)
+    off = page.eval(
+        "[document.querySelectorAll('figure.chart details table').length,"
+        " document.querySelectorAll('table.points tbody tr').length,"
+        " document.querySelectorAll('table.verdicts tbody tr').length]"
+    )
+    check(off[0] == len(got["charts"]) and off[1] > 0 and off[2] == len(got["verdicts"]),
+          "with scripts off: %d chart tables, %d points, %d verdicts" % tuple(off))
+    page.close()
+
+
+def lab_pages(yace, out):
+    """The committed experiments, copied (their runs' pages are written
+    beside their results), each page in English and Chinese."""
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../crates/lab/tests/fixtures")
+    pages = []
+    for name in ("concurrency", "before-after"):
+        d = os.path.join(out, "lab-" + name)
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(os.path.join(fixtures, name), d)
+        for lang in ("en", "zh"):
+            page = os.path.join(d, "report.html" if lang == "en" else "report.zh.html")
+            subprocess.run([yace, "lab", "report", d, "-F", "html", "--lang", lang, "-o", page], check=True)
+            pages.append((page, "lab-%s%s" % (name, "" if lang == "en" else "-zh"), lang == "zh"))
+    return pages
+
+
 def read_back(yace, html, json_path):
     got = subprocess.run([yace, "report", html, "-F", "json"], capture_output=True, check=True).stdout
     want = subprocess.run([yace, "report", json_path, "-F", "json"], capture_output=True, check=True).stdout
@@ -365,6 +531,7 @@ def main():
         page = os.path.join(out, "%s%s.html" % (fx, "" if lang == "en" else "-zh"))
         subprocess.run([yace, "report", src, "-F", "html", "--lang", lang, "-o", page], check=True)
         mon.append((src, page))
+    labs = lab_pages(yace, out)
     interrupted = json.load(open(stopped[0]))
     check(interrupted["end"]["partial"], "the interrupted run's result is marked partial")
     check("Partial result" in open(stopped[1]).read(), "its page says so at the top")
@@ -385,6 +552,8 @@ def main():
             monitored(browser, page, src, out, name)
         chinese(browser, zh[1])
         print_and_noscript(browser, single[1], out)
+        for page, name, is_zh in labs:
+            lab_page(browser, page, out, name, is_zh)
     finally:
         browser.close()
 

@@ -42,6 +42,10 @@ pub struct RunFigures {
     /// within-run interval when there is only one run).
     #[serde(skip)]
     pub per_second: Vec<f64>,
+    /// p99 in ms with a block-bootstrap interval over the run's 5-second
+    /// latency intervals (within this run only); `None` under 8 intervals.
+    #[serde(skip)]
+    pub p99_within: Option<(f64, f64, f64)>,
 }
 
 impl RunFigures {
@@ -70,6 +74,7 @@ impl RunFigures {
             drifted: false,
             responses: 0,
             per_second: Vec::new(),
+            p99_within: None,
         })
     }
 
@@ -110,6 +115,10 @@ impl RunFigures {
             drifted: per_second.len() >= 8 && stats::drifts(&per_second, 0.01, 0.05),
             responses: r.summary.responses,
             per_second,
+            p99_within: stats::decode_intervals(&r.histograms.intervals)
+                .ok()
+                .and_then(|ivs| stats::block_bootstrap_quantile_ci(&ivs, 0.99, LEVEL, 1000, 0x99))
+                .map(|(m, lo, hi)| (m / 1000.0, lo / 1000.0, hi / 1000.0)),
         }
     }
 }

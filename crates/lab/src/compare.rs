@@ -6,6 +6,9 @@
 
 use crate::analysis::{compare_groups, Figure, RunFigures};
 use crate::stats;
+use crate::words;
+use report::lang::{tr, trf, Lang};
+use report::pad;
 use std::fmt::Write as _;
 
 /// One row: a metric of one URL.
@@ -27,23 +30,45 @@ pub struct Row {
 pub struct Within {
     pub before: (f64, f64, f64),
     pub after: (f64, f64, f64),
+    /// p99 (a block bootstrap over the runs' 5-second latency intervals),
+    /// not throughput (batch means of their seconds).
+    pub p99: bool,
 }
 
 impl Within {
     pub fn words(&self) -> String {
+        self.words_in(Lang::En)
+    }
+
+    /// [`Within::words`] in `lang`.
+    pub fn words_in(&self, lang: Lang) -> String {
         let (a, alo, ahi) = self.before;
         let (b, blo, bhi) = self.after;
         let overlap = alo <= bhi && blo <= ahi;
-        format!(
-            "{:+.1}% within one run only: batch means {:.0} [{:.0}–{:.0}] and {:.0} [{:.0}–{:.0}] {}; one run a side cannot say whether it would hold again — repeat the runs",
-            (b / a - 1.0) * 100.0,
-            a,
-            alo,
-            ahi,
-            b,
-            blo,
-            bhi,
-            if overlap { "overlap" } else { "do not overlap" }
+        let n = |x: f64| {
+            if self.p99 {
+                format!("{x:.1} ms")
+            } else {
+                format!("{x:.0}")
+            }
+        };
+        trf(
+            lang,
+            if self.p99 {
+                "{}% within one run only: p99 by 5-second blocks {} [{}–{}] and {} [{}–{}] {}; one run a side cannot say whether it would hold again — repeat the runs"
+            } else {
+                "{}% within one run only: batch means {} [{}–{}] and {} [{}–{}] {}; one run a side cannot say whether it would hold again — repeat the runs"
+            },
+            &[
+                &format!("{:+.1}", (b / a - 1.0) * 100.0),
+                &n(a),
+                &n(alo),
+                &n(ahi),
+                &n(b),
+                &n(blo),
+                &n(bhi),
+                &tr(lang, if overlap { "overlap" } else { "do not overlap" }),
+            ],
         )
     }
 }
@@ -148,12 +173,30 @@ pub fn table(
                     _ => None,
                 }
             };
-            let within = if metric == "throughput" {
-                single(before)
+            let single_p99 = |g: &[(String, RunFigures)]| -> Option<(f64, f64, f64)> {
+                let runs: Vec<&RunFigures> =
+                    g.iter().filter(|(u, _)| u == url).map(|(_, r)| r).collect();
+                match runs.as_slice() {
+                    [one] => one.p99_within,
+                    _ => None,
+                }
+            };
+            let within = match metric {
+                "throughput" => single(before)
                     .zip(single(after))
-                    .map(|(before, after)| Within { before, after })
-            } else {
-                None
+                    .map(|(before, after)| Within {
+                        before,
+                        after,
+                        p99: false,
+                    }),
+                "p99" => single_p99(before)
+                    .zip(single_p99(after))
+                    .map(|(before, after)| Within {
+                        before,
+                        after,
+                        p99: true,
+                    }),
+                _ => None,
             };
             rows.push(Row {
                 url: url.clone(),
@@ -227,25 +270,33 @@ fn shown(f: &Option<Figure>, metric: &str) -> String {
     }
 }
 
-fn verdict(r: &Row) -> String {
+fn verdict(r: &Row, lang: Lang) -> String {
     match (&r.comparison, &r.within) {
-        (_, Some(w)) => w.words(),
-        (Some(c), None) if c.n_a == 1 && c.n_b == 1 && r.metric == "throughput" => {
+        (_, Some(w)) => w.words_in(lang),
+        (Some(c), None) if c.n_a == 1 && c.n_b == 1 && r.metric == "throughput" => tr(
+            lang,
             "one run a side cannot say whether a difference is real: repeat the runs \
-             (runs of 12 s or more also get a within-run interval)"
-                .into()
-        }
-        (Some(c), None) => c.words(r.metric),
+             (runs of 12 s or more also get a within-run interval)",
+        )
+        .into(),
+        (Some(c), None) => words::comparison(lang, c, r.metric),
         (None, None) => "—".into(),
     }
 }
 
 /// For a terminal.
 pub fn text(t: &Table, n_before: usize, n_after: usize) -> String {
-    let mut s = format!(
-        "{n_before} results -- {n_after} results: medians [95% CI] over results; Mann-Whitney U, Holm-adjusted over the table; a change under {:.0}% counts as none\n",
-        t.practical * 100.0
+    text_in(t, n_before, n_after, Lang::En)
+}
+
+/// [`text`] in `lang`.
+pub fn text_in(t: &Table, n_before: usize, n_after: usize, lang: Lang) -> String {
+    let mut s = trf(
+        lang,
+        "{} results -- {} results: medians [95% CI] over results; Mann-Whitney U, Holm-adjusted over the table; a change under {}% counts as none",
+        &[&n_before, &n_after, &format!("{:.0}", t.practical * 100.0)],
     );
+    s.push('\n');
     let mut url = "";
     for r in &t.rows {
         if r.url != url {
@@ -254,25 +305,34 @@ pub fn text(t: &Table, n_before: usize, n_after: usize) -> String {
         }
         let _ = writeln!(
             s,
-            "  {:<24} {:<28} {:<28} {}",
-            r.metric,
-            shown(&r.before, r.metric),
-            shown(&r.after, r.metric),
-            verdict(r)
+            "  {} {} {} {}",
+            pad(&words::metric(lang, r.metric), 24),
+            pad(&shown(&r.before, r.metric), 28),
+            pad(&shown(&r.after, r.metric), 28),
+            verdict(r, lang)
         );
     }
     if !t.geomean.is_empty() {
         let _ = writeln!(
             s,
-            "\ngeometric mean of the change over {} URLs",
-            t.rows
-                .iter()
-                .map(|r| &r.url)
-                .collect::<std::collections::BTreeSet<_>>()
-                .len()
+            "\n{}",
+            trf(
+                lang,
+                "geometric mean of the change over {} URLs",
+                &[&t.rows
+                    .iter()
+                    .map(|r| &r.url)
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len()]
+            )
         );
         for (m, g) in &t.geomean {
-            let _ = writeln!(s, "  {:<24} {:+.1}%", m, g * 100.0);
+            let _ = writeln!(
+                s,
+                "  {} {:+.1}%",
+                pad(&words::metric(lang, m), 24),
+                g * 100.0
+            );
         }
     }
     if t.rows
@@ -281,7 +341,11 @@ pub fn text(t: &Table, n_before: usize, n_after: usize) -> String {
     {
         let _ = writeln!(
             s,
-            "\n(no interval with fewer than 6 results a side: an exact 95% interval of a median needs 6)"
+            "\n{}",
+            tr(
+                lang,
+                "(no interval with fewer than 6 results a side: an exact 95% interval of a median needs 6)"
+            )
         );
     }
     s
@@ -289,23 +353,43 @@ pub fn text(t: &Table, n_before: usize, n_after: usize) -> String {
 
 /// As a Markdown table.
 pub fn markdown(t: &Table, n_before: usize, n_after: usize) -> String {
-    let mut s = format!(
-        "{n_before} results against {n_after}: medians [95% CI]; Mann-Whitney U, Holm-adjusted; a change under {:.0}% counts as none.\n\n| URL | metric | before | after | verdict |\n| --- | --- | ---: | ---: | --- |\n",
-        t.practical * 100.0
+    markdown_in(t, n_before, n_after, Lang::En)
+}
+
+/// [`markdown`] in `lang`.
+pub fn markdown_in(t: &Table, n_before: usize, n_after: usize, lang: Lang) -> String {
+    let mut s = trf(
+        lang,
+        "{} results against {}: medians [95% CI]; Mann-Whitney U, Holm-adjusted; a change under {}% counts as none.",
+        &[&n_before, &n_after, &format!("{:.0}", t.practical * 100.0)],
+    );
+    let _ = write!(
+        s,
+        "\n\n| URL | {} | {} | {} | {} |\n| --- | --- | ---: | ---: | --- |\n",
+        tr(lang, "metric"),
+        tr(lang, "before"),
+        tr(lang, "after"),
+        tr(lang, "verdict")
     );
     for r in &t.rows {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} |",
             r.url,
-            r.metric,
+            words::metric(lang, r.metric),
             shown(&r.before, r.metric),
             shown(&r.after, r.metric),
-            verdict(r)
+            verdict(r, lang)
         );
     }
     for (m, g) in &t.geomean {
-        let _ = writeln!(s, "| geomean | {m} | | | {:+.1}% |", g * 100.0);
+        let _ = writeln!(
+            s,
+            "| {} | {} | | | {:+.1}% |",
+            tr(lang, "geomean"),
+            words::metric(lang, m),
+            g * 100.0
+        );
     }
     s
 }

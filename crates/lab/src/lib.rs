@@ -9,6 +9,8 @@
 pub mod analysis;
 pub mod compare;
 pub mod experiment;
+pub mod html;
 pub mod render;
 pub mod state;
 pub mod stats;
+pub mod words;

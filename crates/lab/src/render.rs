@@ -1,11 +1,16 @@
-//! An experiment's analysis as text, Markdown and CSV.
+//! An experiment's analysis as text, Markdown and CSV (text and Markdown
+//! in English or Chinese; CSV is for machines).
 
 use crate::analysis::{Analysis, Figure, PointStats};
 use crate::experiment::point_label;
 use crate::state::{State, Status};
+use crate::words;
+use report::lang::{tr, trf, Lang};
+use report::{pad, width};
 use std::fmt::Write as _;
 
-fn num(x: f64) -> String {
+/// A figure as the reports print it: `87.0`, `1,375`, `0.57`.
+pub(crate) fn num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         let s = format!("{}", x as i64);
         if x.abs() < 1000.0 {
@@ -30,9 +35,9 @@ fn num(x: f64) -> String {
 }
 
 /// `1,234 [1,200–1,250]`, or the median alone with too few runs.
-fn fig(f: &Option<Figure>, unit: &str) -> String {
+pub(crate) fn fig(f: &Option<Figure>, unit: &str, lang: Lang) -> String {
     match f {
-        None => "not enough samples".into(),
+        None => tr(lang, "not enough samples").into(),
         Some(f) => match (f.lo, f.hi) {
             (Some(lo), Some(hi)) => format!("{}{unit} [{}–{}]", num(f.median), num(lo), num(hi)),
             _ => format!("{}{unit}", num(f.median)),
@@ -40,29 +45,52 @@ fn fig(f: &Option<Figure>, unit: &str) -> String {
     }
 }
 
-fn header(state: &State) -> String {
-    let done = state.count(Status::Done);
-    let mut s = format!(
-        "Experiment {} — {done} of {} runs done ({} repetitions, {} order, seed {})\n",
-        state.name,
-        state.runs.len(),
-        state.repetitions,
+/// `randomized-block` or `sequential`.
+pub(crate) fn order(state: &State, lang: Lang) -> &'static str {
+    tr(
+        lang,
         if state.order == "randomized" {
             "randomized-block"
         } else {
             "sequential"
         },
-        state.seed
+    )
+}
+
+fn header(state: &State, lang: Lang) -> String {
+    let done = state.count(Status::Done);
+    let mut s = trf(
+        lang,
+        "Experiment {} — {} of {} runs done ({} repetitions, {} order, seed {})",
+        &[
+            &state.name,
+            &done,
+            &state.runs.len(),
+            &state.repetitions,
+            &order(state, lang),
+            &state.seed,
+        ],
     );
+    s.push('\n');
     let skipped = state.count(Status::Skipped);
     let failed = state.count(Status::Failed);
     if skipped + failed > 0 {
-        let _ = writeln!(s, "  {skipped} skipped by a stop rule, {failed} failed");
+        let _ = writeln!(
+            s,
+            "{}",
+            trf(
+                lang,
+                "  {} skipped by a stop rule, {} failed",
+                &[&skipped, &failed]
+            )
+        );
     }
     s
 }
 
-fn flags(state: &State, p: &PointStats) -> Vec<String> {
+/// What a reader should know of a point's repetitions: outliers, and runs
+/// left out of its intervals.
+pub(crate) fn flags(state: &State, p: &PointStats, lang: Lang) -> Vec<String> {
     let mut out = Vec::new();
     let name = format!(
         "{} {}",
@@ -70,8 +98,10 @@ fn flags(state: &State, p: &PointStats) -> Vec<String> {
         point_label(&state.points[p.point])
     );
     for r in &p.outliers {
-        out.push(format!(
-            "{name}: repetition {r} lies far from the median (an outlier, kept)"
+        out.push(trf(
+            lang,
+            "{}: repetition {} lies far from the median (an outlier, kept)",
+            &[&name, r],
         ));
     }
     for r in p.runs.iter().filter(|r| p.left_out.contains(&r.rep)) {
@@ -80,14 +110,71 @@ fn flags(state: &State, p: &PointStats) -> Vec<String> {
         } else {
             "its throughput drifted during the run"
         };
-        out.push(format!("{name}: repetition {} left out: {why}", r.rep));
+        out.push(trf(
+            lang,
+            "{}: repetition {} left out: {}",
+            &[&name, &r.rep, &tr(lang, why)],
+        ));
     }
     out
 }
 
+/// A right-aligned cell of `w` terminal columns.
+fn rpad(s: &str, w: usize) -> String {
+    format!("{}{s}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+/// The comparisons' heading: what they are and the threshold.
+pub(crate) fn compared_with(state: &State, a: &Analysis, lang: Lang) -> String {
+    trf(
+        lang,
+        if a.comparisons.len() == 1 {
+            "Compared with {} (Mann-Whitney U, Holm-adjusted over {} comparison; a change under {}% counts as none)"
+        } else {
+            "Compared with {} (Mann-Whitney U, Holm-adjusted over {} comparisons; a change under {}% counts as none)"
+        },
+        &[
+            &state.targets[state.baseline],
+            &a.comparisons.len(),
+            &format!("{:.0}", state.practical * 100.0),
+        ],
+    )
+}
+
+/// How the comparisons were made, in a sentence.
+pub(crate) fn method(state: &State, a: &Analysis, lang: Lang) -> String {
+    trf(
+        lang,
+        if a.comparisons.len() == 1 {
+            "Mann-Whitney U, Holm-adjusted over {} comparison; a change under {}% counts as none."
+        } else {
+            "Mann-Whitney U, Holm-adjusted over {} comparisons; a change under {}% counts as none."
+        },
+        &[
+            &a.comparisons.len(),
+            &format!("{:.0}", state.practical * 100.0),
+        ],
+    )
+}
+
+/// The knee of a sweep, in a sentence.
+pub(crate) fn knee(param: &str, k: f64, lang: Lang) -> String {
+    trf(
+        lang,
+        "knee at {} = {}: beyond it throughput grows much more slowly",
+        &[&param, &num(k)],
+    )
+}
+
 /// The whole analysis, for a terminal.
 pub fn text(state: &State, a: &Analysis) -> String {
-    let mut s = header(state);
+    text_in(state, a, Lang::En)
+}
+
+/// [`text`] in `lang`.
+pub fn text_in(state: &State, a: &Analysis, lang: Lang) -> String {
+    let t = |en: &'static str| tr(lang, en);
+    let mut s = header(state, lang);
     let monitored = a.points.iter().any(|p| p.server_cpu_ms.is_some());
     let few = a
         .points
@@ -95,135 +182,177 @@ pub fn text(state: &State, a: &Analysis) -> String {
         .any(|p| p.rps.as_ref().is_some_and(|f| f.lo.is_none()));
     let _ = writeln!(
         s,
-        "\nPer point: median [95% confidence interval] over repetitions"
+        "\n{}",
+        t("Per point: median [95% confidence interval] over repetitions")
     );
     let tw = state
         .targets
         .iter()
-        .map(|t| t.len())
+        .map(|n| width(n))
+        .chain([width(t("target"))])
         .max()
         .unwrap_or(6)
         .max(6);
     let pw = state
         .points
         .iter()
-        .map(|p| point_label(p).len())
+        .map(|p| width(&point_label(p)))
+        .chain([width(t("point"))])
         .max()
         .unwrap_or(5)
         .max(5);
+    let row = |cells: [&str; 7], cpu: Option<&str>| {
+        format!(
+            "  {}  {}  {}  {} {} {} {}{}",
+            pad(cells[0], tw),
+            pad(cells[1], pw),
+            rpad(cells[2], 4),
+            pad(cells[3], 26),
+            pad(cells[4], 22),
+            pad(cells[5], 24),
+            pad(cells[6], 10),
+            cpu.map_or(String::new(), |c| format!(" {c}"))
+        )
+    };
     let _ = writeln!(
         s,
-        "  {:<tw$}  {:<pw$}  {:>4}  {:<26} {:<22} {:<24} {:<10}{}",
-        "target",
-        "point",
-        "runs",
-        "responses/s",
-        "p50",
-        "p99",
-        "errors",
-        if monitored { " server CPU/request" } else { "" }
+        "{}",
+        row(
+            [
+                t("target"),
+                t("point"),
+                t("runs"),
+                t("responses/s"),
+                "p50",
+                "p99",
+                t("errors")
+            ],
+            monitored.then(|| t("server CPU/request"))
+        )
     );
     let mut notes = Vec::new();
     for p in &a.points {
+        let errors = p
+            .errors_pct
+            .as_ref()
+            .map_or("—".into(), |f| format!("{:.2}%", f.median));
+        let cpu = fig(&p.server_cpu_ms, " ms", lang);
         let _ = writeln!(
             s,
-            "  {:<tw$}  {:<pw$}  {:>4}  {:<26} {:<22} {:<24} {:<10}{}",
-            state.targets[p.target],
-            point_label(&state.points[p.point]),
-            p.runs.len(),
-            fig(&p.rps, ""),
-            fig(&p.p50_ms, " ms"),
-            fig(&p.p99_ms, " ms"),
-            p.errors_pct
-                .as_ref()
-                .map_or("—".into(), |f| format!("{:.2}%", f.median)),
-            if monitored {
-                format!(" {}", fig(&p.server_cpu_ms, " ms"))
-            } else {
-                String::new()
-            }
+            "{}",
+            row(
+                [
+                    &state.targets[p.target],
+                    &point_label(&state.points[p.point]),
+                    &p.runs.len().to_string(),
+                    &fig(&p.rps, "", lang),
+                    &fig(&p.p50_ms, " ms", lang),
+                    &fig(&p.p99_ms, " ms", lang),
+                    &errors,
+                ],
+                monitored.then_some(cpu.as_str())
+            )
         );
-        notes.extend(flags(state, p));
+        notes.extend(flags(state, p, lang));
     }
     if few {
         let _ = writeln!(
             s,
-            "  (no interval where fewer than 6 runs count: an exact 95% interval of a median needs 6)"
+            "{}",
+            t("  (no interval where fewer than 6 runs count: an exact 95% interval of a median needs 6)")
         );
     }
     for n in notes {
-        let _ = writeln!(s, "  note: {n}");
+        let _ = writeln!(s, "  {}{n}", t("note: "));
     }
     if !a.comparisons.is_empty() {
-        let _ = writeln!(
-            s,
-            "\nCompared with {} (Mann-Whitney U, Holm-adjusted over {} comparison{}; a change under {:.0}% counts as none)",
-            state.targets[state.baseline],
-            a.comparisons.len(),
-            if a.comparisons.len() == 1 { "" } else { "s" },
-            state.practical * 100.0
-        );
+        let _ = writeln!(s, "\n{}", compared_with(state, a, lang));
+        let mw = a
+            .comparisons
+            .iter()
+            .map(|c| width(&words::metric(lang, &c.metric)))
+            .max()
+            .unwrap_or(0)
+            .max(12);
         for c in &a.comparisons {
             let _ = writeln!(
                 s,
-                "  {:<tw$}  {:<pw$}  {:<12} {}",
-                state.targets[c.target],
-                point_label(&state.points[c.point]),
-                c.metric,
-                c.words
+                "  {}  {}  {} {}",
+                pad(&state.targets[c.target], tw),
+                pad(&point_label(&state.points[c.point]), pw),
+                pad(&words::metric(lang, &c.metric), mw),
+                words::experiment_comparison(lang, c, state.practical)
             );
         }
     }
     for f in &a.sweeps {
         let _ = writeln!(
             s,
-            "\nScalability of {} (throughput against {}, Universal Scalability Law)",
-            state.targets[f.target], f.param
+            "\n{}",
+            trf(
+                lang,
+                "Scalability of {} (throughput against {}, Universal Scalability Law)",
+                &[&state.targets[f.target], &f.param]
+            )
         );
         match &f.usl {
             Some(u) => {
-                let _ = writeln!(s, "  {}", u.describe());
+                let _ = writeln!(s, "  {}", words::usl(lang, u));
             }
             None => {
                 let _ = writeln!(
                     s,
-                    "  no fit (too few points, or the points do not follow the law)"
+                    "  {}",
+                    t("no fit (too few points, or the points do not follow the law)")
                 );
             }
         }
         if let Some(k) = f.knee {
-            let _ = writeln!(
-                s,
-                "  knee at {} = {}: beyond it throughput grows much more slowly",
-                f.param,
-                num(k)
-            );
+            let _ = writeln!(s, "  {}", knee(&f.param, k, lang));
         }
         if !f.excluded.is_empty() {
             let _ = writeln!(
                 s,
-                "  left out (the client was the limit): {}",
-                f.excluded.join(", ")
+                "  {}",
+                trf(
+                    lang,
+                    "left out (the client was the limit): {}",
+                    &[&f.excluded.join(", ")]
+                )
             );
         }
     }
     for p in &a.problems {
-        let _ = writeln!(s, "  problem: {p}");
+        let _ = writeln!(s, "  {}", trf(lang, "problem: {}", &[p]));
     }
     s
 }
 
 /// The same as Markdown tables.
 pub fn markdown(state: &State, a: &Analysis) -> String {
+    markdown_in(state, a, Lang::En)
+}
+
+/// [`markdown`] in `lang`.
+pub fn markdown_in(state: &State, a: &Analysis, lang: Lang) -> String {
+    let t = |en: &'static str| tr(lang, en);
     let mut s = format!("# {}\n\n", state.name);
-    let _ = writeln!(s, "{}", header(state).trim_end());
+    let _ = writeln!(s, "{}", header(state, lang).trim_end());
     let _ = writeln!(
         s,
-        "\n## Per point\n\nMedian [95% confidence interval] over repetitions.\n"
+        "\n## {}\n\n{}\n",
+        t("Per point"),
+        t("Median [95% confidence interval] over repetitions.")
     );
     let _ = writeln!(
         s,
-        "| target | point | runs | responses/s | p50 | p99 | p99.9 | errors | server CPU/request |"
+        "| {} | {} | {} | {} | p50 | p99 | p99.9 | {} | {} |",
+        t("target"),
+        t("point"),
+        t("runs"),
+        t("responses/s"),
+        t("errors"),
+        t("server CPU/request")
     );
     let _ = writeln!(
         s,
@@ -237,18 +366,18 @@ pub fn markdown(state: &State, a: &Analysis) -> String {
             state.targets[p.target],
             point_label(&state.points[p.point]),
             p.runs.len(),
-            fig(&p.rps, ""),
-            fig(&p.p50_ms, " ms"),
-            fig(&p.p99_ms, " ms"),
-            fig(&p.p999_ms, " ms"),
+            fig(&p.rps, "", lang),
+            fig(&p.p50_ms, " ms", lang),
+            fig(&p.p99_ms, " ms", lang),
+            fig(&p.p999_ms, " ms", lang),
             p.errors_pct
                 .as_ref()
                 .map_or("—".into(), |f| format!("{:.2}%", f.median)),
             p.server_cpu_ms
                 .as_ref()
-                .map_or("—".into(), |_| fig(&p.server_cpu_ms, " ms")),
+                .map_or("—".into(), |_| fig(&p.server_cpu_ms, " ms", lang)),
         );
-        notes.extend(flags(state, p));
+        notes.extend(flags(state, p, lang));
     }
     for n in notes {
         let _ = writeln!(s, "\n- {n}");
@@ -256,12 +385,18 @@ pub fn markdown(state: &State, a: &Analysis) -> String {
     if !a.comparisons.is_empty() {
         let _ = writeln!(
             s,
-            "\n## Compared with {}\n\nMann-Whitney U, Holm-adjusted over {} comparisons; a change under {:.0}% counts as none.\n",
-            state.targets[state.baseline],
-            a.comparisons.len(),
-            state.practical * 100.0
+            "\n## {}\n\n{}\n",
+            trf(lang, "Compared with {}", &[&state.targets[state.baseline]]),
+            method(state, a, lang)
         );
-        let _ = writeln!(s, "| target | point | metric | verdict |");
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            t("target"),
+            t("point"),
+            t("metric"),
+            t("verdict")
+        );
         let _ = writeln!(s, "| --- | --- | --- | --- |");
         for c in &a.comparisons {
             let _ = writeln!(
@@ -269,18 +404,26 @@ pub fn markdown(state: &State, a: &Analysis) -> String {
                 "| {} | {} | {} | {} |",
                 state.targets[c.target],
                 point_label(&state.points[c.point]),
-                c.metric,
-                c.words
+                words::metric(lang, &c.metric),
+                words::experiment_comparison(lang, c, state.practical)
             );
         }
     }
     for f in &a.sweeps {
-        let _ = writeln!(s, "\n## Scalability of {}\n", state.targets[f.target]);
+        let _ = writeln!(
+            s,
+            "\n## {}\n",
+            trf(lang, "Scalability of {}", &[&state.targets[f.target]])
+        );
         if let Some(u) = &f.usl {
-            let _ = writeln!(s, "- {}", u.describe());
+            let _ = writeln!(s, "- {}", words::usl(lang, u));
         }
         if let Some(k) = f.knee {
-            let _ = writeln!(s, "- knee at {} = {}", f.param, num(k));
+            let _ = writeln!(
+                s,
+                "- {}",
+                trf(lang, "knee at {} = {}", &[&f.param, &num(k)])
+            );
         }
     }
     s

@@ -8,6 +8,10 @@
   var words = doc.words || {};
   function word(k, en) { return words[k] || en; }
 
+  // Text for the tooltip's HTML (labels may be a target's name).
+  function h(t) {
+    return String(t).replace(/[&<>"]/g, function (c) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]; });
+  }
   function num(v, digits) {
     return v.toLocaleString("en-US", { maximumFractionDigits: digits });
   }
@@ -62,11 +66,34 @@
     var p = 100 * (1 - Math.pow(10, -x));
     return num(p, Math.max(0, Math.ceil(x) - 2)) + "%";
   }
-  function xfmt(kind, v) {
+  function xfmt(chart, v) {
+    var kind = chart.kind;
     if (kind === "time") return clock(v);
     if (kind === "search") return num(v, 2) + "/s";
     if (kind === "spectrum") return "p" + pct(v).replace("%", "");
+    if (kind === "sweep") return (chart.axis ? chart.axis + " " : "") + num(v, 2);
+    if (kind === "groups") return (chart.ticks || [])[Math.round(v)] || "";
     return word("from", "latency from") + " " + dur(v);
+  }
+  // A lab chart (against a swept parameter, or a dot plot of targets):
+  // medians with error bars and each repetition as a dot.
+  function lab(chart) { return chart.kind === "sweep" || chart.kind === "groups"; }
+
+  // The x index nearest the cursor that has a measured figure (a lab
+  // chart's fitted curve has values between them).
+  function measured(u, i) {
+    var best = i, dist = Infinity, left = u.cursor.left;
+    for (var j = 0; j < u.data[0].length; j++) {
+      var any = false;
+      for (var s = 1; s < u.series.length; s++) {
+        var m = u.series[s]._yace;
+        if (m && m.dots && m.dots[j] && m.dots[j].length && u.series[s].show) any = true;
+      }
+      if (!any) continue;
+      var d = Math.abs(u.valToPos(u.data[0][j], "x") - left);
+      if (d < dist) { dist = d; best = j; }
+    }
+    return best;
   }
 
   // One tooltip, moved to whichever chart the cursor is on.
@@ -84,12 +111,23 @@
             if (tip.owner === u) tip.style.display = "none";
             return;
           }
-          var rows = ["<b>" + xfmt(chart.kind, u.data[0][i]) + "</b>"];
+          if (lab(chart)) i = measured(u, i);
+          var rows = ["<b>" + h(xfmt(chart, u.data[0][i])) + "</b>"];
           for (var s = 1; s < u.series.length; s++) {
             var meta = u.series[s]._yace;
             if (!meta || !u.series[s].show) continue;
-            rows.push('<span style="color:' + meta.color + '">●</span> ' +
-              meta.label + ": " + fmt(meta.unit, u.data[s][i]));
+            var v = u.data[s][i];
+            if (lab(chart) && v == null) continue;
+            var row = '<span style="color:' + meta.color + '">●</span> ' +
+              h(meta.label) + ": " + fmt(meta.unit, v);
+            if (meta.lo && meta.lo[i] != null && meta.hi[i] != null) {
+              row += " [" + fmt(meta.unit, meta.lo[i]) + " – " + fmt(meta.unit, meta.hi[i]) + "]";
+            }
+            if (meta.dots && meta.dots[i] && meta.dots[i].length) {
+              row += '<br><small>&nbsp;&nbsp;&nbsp;' + word("runs", "runs") + ": " +
+                meta.dots[i].map(function (d) { return fmt(meta.unit, d); }).join(" · ") + "</small>";
+            }
+            rows.push(row);
           }
           tip.innerHTML = rows.join("<br>");
           tip.owner = u;
@@ -118,6 +156,99 @@
     if (c.kind === "time" && c.x.length) tmax = Math.max(tmax, c.x[c.x.length - 1]);
   });
 
+  // Error bars, repetitions' dots and vertical marks, over a lab chart.
+  function extras(chart) {
+    var groups = chart.kind === "groups";
+    return {
+      hooks: {
+        draw: function (u) {
+          var ctx = u.ctx, r = uPlot.pxRatio || 1, box = u.bbox, xs = u.data[0];
+          ctx.save();
+          ctx.beginPath();
+          ctx.rect(box.left, box.top, box.width, box.height);
+          ctx.clip();
+          for (var s = 1; s < u.series.length; s++) {
+            var meta = u.series[s]._yace;
+            if (!meta || !u.series[s].show || !(meta.lo || meta.dots)) continue;
+            var sc = u.series[s].scale, ylog = u.scales[sc].distr === 3;
+            var ok = function (v) { return v != null && isFinite(v) && (!ylog || v > 0); };
+            ctx.strokeStyle = meta.color;
+            ctx.fillStyle = meta.color;
+            for (var i = 0; i < xs.length; i++) {
+              var px = u.valToPos(xs[i], "x", true);
+              var dots = meta.dots && meta.dots[i] || [];
+              // A dot plot: the runs side by side, the median a bar across
+              // them, the interval beside them.
+              var half = groups ? ((dots.length - 1) * 4.5 + 8) * r : 0;
+              if (meta.lo && ok(meta.lo[i]) && ok(meta.hi[i])) {
+                var y0 = u.valToPos(meta.lo[i], sc, true), y1 = u.valToPos(meta.hi[i], sc, true);
+                var ex = px + (groups ? half + 10 * r : 0), cap = (groups ? 6 : 5) * r;
+                ctx.lineWidth = 1.5 * r;
+                ctx.beginPath();
+                ctx.moveTo(ex, y0); ctx.lineTo(ex, y1);
+                ctx.moveTo(ex - cap, y0); ctx.lineTo(ex + cap, y0);
+                ctx.moveTo(ex - cap, y1); ctx.lineTo(ex + cap, y1);
+                ctx.stroke();
+              }
+              var v = u.data[s][i];
+              if (groups && ok(v)) {
+                var y = u.valToPos(v, sc, true);
+                ctx.lineWidth = 3 * r;
+                ctx.beginPath();
+                ctx.moveTo(px - half, y); ctx.lineTo(px + half + 10 * r, y);
+                ctx.stroke();
+              }
+              ctx.lineWidth = 1 * r;
+              for (var k = 0; k < dots.length; k++) {
+                if (!ok(dots[k])) continue;
+                // Side by side, so that equal figures stay visible.
+                var dx = (k - (dots.length - 1) / 2) * (groups ? 9 : 3) * r;
+                ctx.beginPath();
+                ctx.arc(px + dx, u.valToPos(dots[k], sc, true), 3.2 * r, 0, 2 * Math.PI);
+                ctx.globalAlpha = 0.35;
+                ctx.fill();
+                ctx.globalAlpha = 1;
+                ctx.stroke();
+              }
+            }
+          }
+          // Vertical marks (a knee), labelled above the plot, where no
+          // figure is.
+          var labels = [];
+          (chart.marks || []).forEach(function (m) {
+            var px = u.valToPos(m.x, "x", true);
+            if (!isFinite(px)) return;
+            ctx.strokeStyle = m.color;
+            ctx.lineWidth = 1.5 * r;
+            ctx.setLineDash([5 * r, 4 * r]);
+            ctx.beginPath();
+            ctx.moveTo(px, box.top); ctx.lineTo(px, box.top + box.height);
+            ctx.stroke();
+            ctx.setLineDash([]);
+            labels.push([px, m]);
+          });
+          ctx.restore();
+          ctx.save();
+          ctx.font = (11 * r) + "px system-ui, sans-serif";
+          ctx.textAlign = "left";
+          ctx.textBaseline = "alphabetic";
+          var end = -Infinity;
+          labels.sort(function (a, b) { return a[0] - b[0]; }).forEach(function (l) {
+            var px = l[0], m = l[1], w = ctx.measureText(m.label).width;
+            // Right of its line, else left of it (at the plot's edge, or
+            // where the label before it reaches).
+            var tx = px + 3 * r;
+            if (tx + w > box.left + box.width || tx < end) tx = Math.max(end, px - 3 * r - w);
+            ctx.fillStyle = m.color;
+            ctx.fillText(m.label, tx, box.top - 6 * r);
+            end = tx + w + 8 * r;
+          });
+          ctx.restore();
+        },
+      },
+    };
+  }
+
   function build(chart, el, log) {
     var x = chart.x, pre = false, post = false;
     if (chart.kind === "time" && x.length) {
@@ -131,8 +262,11 @@
       return (pre ? [null] : []).concat(vals, post ? [null] : []);
     }
     var data = [x];
-    var series = [{ label: chart.kind === "time" ? word("time", "time") : chart.kind === "spectrum" ? word("percentile", "percentile") : chart.kind === "search" ? word("rate", "offered rate") : word("latency", "latency"),
-      value: function (u, v) { return v == null ? "—" : xfmt(chart.kind, v); } }];
+    var series = [{ label: lab(chart) ? chart.axis || "" : chart.kind === "time" ? word("time", "time") : chart.kind === "spectrum" ? word("percentile", "percentile") : chart.kind === "search" ? word("rate", "offered rate") : word("latency", "latency"),
+      value: function (u, v) { return v == null ? "—" : xfmt(chart, v); } }];
+    // A lab chart's log toggle is its x axis's.
+    var xlog = log && chart.kind === "sweep";
+    if (xlog) log = false;
     var bands = [];
     var units = ["", ""];
     var bars = chart.kind === "hist" && chart.series.length === 1;
@@ -173,29 +307,78 @@
         opt.paths = function () { return null; };
         opt.points = { show: true, size: 10, fill: s.color, stroke: s.color };
       }
+      // Medians through their gaps (a fitted curve's x values), each a
+      // point; a dot plot's are drawn by extras().
+      if (lab(chart) && s.dots) {
+        opt.spanGaps = true;
+        opt.width = 2;
+        opt.points = { show: true, size: 7, fill: s.color, stroke: s.color };
+        if (chart.kind === "groups") {
+          opt.paths = function () { return null; };
+          opt.points = { show: false };
+        }
+      }
       if (bars) {
         opt.paths = uPlot.paths.bars({ size: [0.92, Infinity], align: 1 });
         opt.fill = s.color + "99";
       } else if (chart.kind === "hist") {
         opt.paths = uPlot.paths.stepped({ align: 1 });
       }
-      opt._yace = { label: s.label, unit: unit, color: s.color };
+      opt._yace = { label: s.label, unit: unit, color: s.color, lo: s.err_lo, hi: s.err_hi, dots: s.dots };
       series.push(opt);
     });
     var scales = {
       x: { time: false },
       y: { distr: log ? 3 : 1, range: log ? undefined : function (u, min, max) { return [0, max > 0 ? max * 1.05 : 1]; } },
     };
-    if (chart.kind === "hist" || chart.kind === "search") scales.x.distr = 3;
+    if (chart.kind === "hist" || chart.kind === "search" || xlog) scales.x.distr = 3;
+    // Measured x values (ticks on a log axis), and room for the error bars
+    // and dots, which are not series.
+    var at = [], top = 0, bottom = Infinity, low = Infinity;
+    function reach(v) {
+      if (v == null) return;
+      top = Math.max(top, v);
+      low = Math.min(low, v);
+      if (v > 0) bottom = Math.min(bottom, v);
+    }
+    if (lab(chart)) {
+      chart.series.forEach(function (s) {
+        [s.values, s.err_hi, s.err_lo].forEach(function (vs) {
+          (vs || []).forEach(reach);
+        });
+        (s.dots || []).forEach(function (ds, i) {
+          if (ds && ds.length && at.indexOf(chart.x[i]) < 0) at.push(chart.x[i]);
+          (ds || []).forEach(reach);
+        });
+      });
+      at.sort(function (a, b) { return a - b; });
+      var lo = at.length ? at[0] : 0, hi = at.length ? at[at.length - 1] : 1;
+      scales.x.range = chart.kind === "groups" ? function () { return [-0.5, (chart.ticks || []).length - 0.5]; }
+        : xlog ? function () { return [lo / 1.3, hi * 1.3]; }
+        : function () { var pad = (hi - lo) * 0.05 || 1; return [lo - pad, hi + pad]; };
+      // A dot plot is read for its spread: its axis need not start at 0.
+      var span = top - low;
+      scales.y.range = log ? function () { return [bottom / 1.3, top * 1.3]; }
+        : chart.kind === "groups" && span > 0 ? function () { return [Math.max(0, low - span * 0.3), top + span * 0.3]; }
+        : function () { return [0, top > 0 ? top * 1.08 : 1]; };
+    }
     var axes = [
       {
         values: function (u, splits) {
           return splits.map(function (v) {
             if (v == null) return "";
+            if (chart.kind === "groups") return v === Math.round(v) ? (chart.ticks || [])[v] || "" : "";
+            if (chart.kind === "sweep") return short("count", v);
             return chart.kind === "time" ? clock(v) : chart.kind === "spectrum" ? pct(v) : chart.kind === "search" ? short("per_s", v) + "/s" : dur(v);
           });
         },
-        splits: chart.kind === "spectrum" ? function (u, i, min, max) { var out = []; for (var k = Math.ceil(min); k <= max; k++) out.push(k); return out; } : undefined,
+        splits: chart.kind === "spectrum" ? function (u, i, min, max) { var out = []; for (var k = Math.ceil(min); k <= max; k++) out.push(k); return out; }
+          : chart.kind === "groups" ? function () { return (chart.ticks || []).map(function (t, k) { return k; }); }
+          : xlog ? function () { return at; } : undefined,
+        // Every measured value labelled on a log axis (uPlot keeps 1, 2, 5…).
+        filter: xlog ? function (u, splits) { return splits; } : undefined,
+        label: chart.kind === "sweep" ? chart.axis : undefined,
+        labelSize: chart.kind === "sweep" ? 22 : undefined,
         // Whole seconds, minutes and hours on the time axis.
         incrs: chart.kind === "time" ? [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400] : undefined,
         size: 40,
@@ -216,9 +399,14 @@
       scales: scales,
       axes: axes,
       legend: { live: false },
-      cursor: chart.kind === "time" ? { sync: { key: sync.key }, drag: { x: true, y: false } } : { drag: { x: true, y: false } },
-      plugins: [tooltip(chart)],
+      cursor: chart.kind === "time" ? { sync: { key: sync.key }, drag: { x: true, y: false } }
+        // A lab chart's cursor points sit on the measured value nearest it.
+        : lab(chart) ? { drag: { x: true, y: false }, dataIdx: function (u, s, i) { return measured(u, i); } }
+        : { drag: { x: true, y: false } },
+      plugins: lab(chart) ? [tooltip(chart), extras(chart)] : [tooltip(chart)],
     };
+    // Room above the plot for the marks' labels (null: uPlot's own).
+    if (chart.marks) opts.padding = [22, null, null, null];
     el.innerHTML = "";
     var u = new uPlot(opts, data, el);
     el.dataset.drawn = "1";

@@ -3,7 +3,7 @@
 //! difference; whether it is real needs repetitions (the lab's job), and
 //! the table says so.
 
-use crate::fmt::{bytes, count, duration_us, width};
+use crate::fmt::{bytes, count, duration_us, pad, width};
 use crate::lang::{tr, trf, Lang};
 use crate::text::model_in;
 use stats::RunResult;
@@ -193,11 +193,6 @@ fn caveats(runs: &[(String, RunResult)], lang: Lang) -> Vec<String> {
         }
     }
     out
-}
-
-/// `s` padded with spaces to `w` terminal columns.
-fn pad(s: &str, w: usize) -> String {
-    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
 }
 
 /// The comparison as a terminal table.

@@ -49,8 +49,13 @@ pub fn bytes(n: f64) -> String {
 }
 
 /// Columns a string takes in a terminal: CJK characters take two.
-pub(crate) fn width(s: &str) -> usize {
+pub fn width(s: &str) -> usize {
     s.chars().map(char_width).sum()
+}
+
+/// `s` padded with spaces to `w` terminal columns.
+pub fn pad(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
 }
 
 fn char_width(c: char) -> usize {
@@ -99,7 +104,7 @@ pub(crate) fn wrap(text: &str, cols: usize) -> Vec<String> {
 
 /// Escapes text and attribute values for XML and HTML alike (control
 /// characters, which XML 1.0 cannot carry, become spaces).
-pub(crate) fn markup(s: &str) -> String {
+pub fn markup(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

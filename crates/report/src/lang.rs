@@ -584,6 +584,7 @@ fn zh(en: &str) -> Option<&'static str> {
         "Scalability of {}" => "{} 的可扩展性",
         "knee at {} = {}" => "拐点在 {} = {}",
         "{}% within one run only: batch means {} [{}–{}] and {} [{}–{}] {}; one run a side cannot say whether it would hold again — repeat the runs" => "{}%，仅为单次运行内的比较：批均值 {} [{}–{}] 与 {} [{}–{}] {}；每边只有一次运行，无法判断它能否重现——请重复运行",
+        "{}% within one run only: p99 by 5-second blocks {} [{}–{}] and {} [{}–{}] {}; one run a side cannot say whether it would hold again — repeat the runs" => "{}%，仅为单次运行内的比较：按 5 秒分块的 p99 {} [{}–{}] 与 {} [{}–{}] {}；每边只有一次运行，无法判断它能否重现——请重复运行",
         "overlap" => "有重叠",
         "do not overlap" => "没有重叠",
         "one run a side cannot say whether a difference is real: repeat the runs (runs of 12 s or more also get a within-run interval)" => "每边只有一次运行，无法判断差异是否真实：请重复运行（12 秒或更长的运行还会给出运行内的区间）",
@@ -643,6 +644,7 @@ fn zh(en: &str) -> Option<&'static str> {
         "skipped" => "已跳过",
         "to go" => "尚未运行",
         "No interval where fewer than 6 runs count: an exact 95% interval of a median needs 6." => "计入的运行少于 6 次时不给区间：中位数的精确 95% 区间需要 6 次。",
+        "The experiment's page, with charts: {}" => "实验页面（含图表）：{}",
         _ => return None,
     })
 }
@@ -824,6 +826,7 @@ mod tests {
         "knee of {}: {}",
         "{} — USL fit",
         "No p99: a run needs 10,000 responses for one, and these had at most {}.",
+        "The experiment's page, with charts: {}",
         "repetition {}: {}",
         "repetition {}",
     ];

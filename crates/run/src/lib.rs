@@ -458,7 +458,7 @@ impl Prepared {
             }
             extras.push(x);
         }
-        let rows = Arc::try_unwrap(series)
+        let (rows, intervals) = Arc::try_unwrap(series)
             .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
             .unwrap_or_else(|_| unreachable!("workers have ended"))
             .finish(duration_ns);
@@ -498,6 +498,7 @@ impl Prepared {
                 checks: Vec::new(),
                 tls,
                 http2,
+                intervals,
             },
             self.spelling,
         );

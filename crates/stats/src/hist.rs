@@ -138,3 +138,70 @@ mod tests {
         assert!(h.max() >= MAX_US);
     }
 }
+
+/// `intervals` merged evenly into at most `max` (each of `k` consecutive
+/// ones, `k` the smallest that fits): still aligned to the run's start and
+/// exact to merge, for outputs that must stay small (an HTML page).
+pub fn coarsen_intervals(
+    intervals: &[crate::result::IntervalHistogram],
+    max: usize,
+) -> Vec<crate::result::IntervalHistogram> {
+    if intervals.len() <= max || max == 0 {
+        return intervals.to_vec();
+    }
+    let k = intervals.len().div_ceil(max);
+    intervals
+        .chunks(k)
+        .map(|group| {
+            let mut merged: Option<Histogram<u64>> = None;
+            for iv in group {
+                if let Ok(h) = decode(&iv.latency) {
+                    match &mut merged {
+                        Some(m) => {
+                            let _ = m.add(&h);
+                        }
+                        None => merged = Some(h),
+                    }
+                }
+            }
+            crate::result::IntervalHistogram {
+                start_s: group[0].start_s,
+                length_s: group.iter().map(|i| i.length_s).sum(),
+                latency: merged.map_or_else(|| group[0].latency.clone(), |m| encode(&m)),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod coarsen_tests {
+    use super::*;
+    use crate::result::IntervalHistogram;
+
+    #[test]
+    fn intervals_merge_evenly_and_exactly() {
+        let ivs: Vec<IntervalHistogram> = (0..10u64)
+            .map(|i| {
+                let mut h = new_coarse_hist();
+                h.record_n(100 + i, i + 1).unwrap();
+                IntervalHistogram {
+                    start_s: 5.0 * i as f64,
+                    length_s: 5.0,
+                    latency: encode(&h),
+                }
+            })
+            .collect();
+        let c = coarsen_intervals(&ivs, 3);
+        assert_eq!(c.len(), 3);
+        let starts: Vec<f64> = c.iter().map(|i| i.start_s).collect();
+        assert_eq!(starts, [0.0, 20.0, 40.0]);
+        let lengths: Vec<f64> = c.iter().map(|i| i.length_s).collect();
+        assert_eq!(lengths, [20.0, 20.0, 10.0]);
+        let counts: Vec<u64> = c
+            .iter()
+            .map(|i| decode(&i.latency).unwrap().len())
+            .collect();
+        assert_eq!(counts, [1 + 2 + 3 + 4, 5 + 6 + 7 + 8, 9 + 10]);
+        assert_eq!(coarsen_intervals(&ivs, 10), ivs);
+    }
+}

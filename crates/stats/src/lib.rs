@@ -18,7 +18,7 @@ pub mod threshold;
 pub use recorder::{BodyLengths, Recorder, RecorderOptions, StepTotals, Totals};
 pub use result::{
     BodyLength, CheckResult, ClientLoad, End, EndReason, Environment, Histograms, Http2Info,
-    RunFacts, RunResult, StepResult, Summary, TlsInfo, SATURATED, SCHEMA,
+    IntervalHistogram, RunFacts, RunResult, StepResult, Summary, TlsInfo, SATURATED, SCHEMA,
 };
-pub use series::{SecondAcc, SecondRow, Series};
+pub use series::{SecondAcc, SecondRow, Series, INTERVAL_S};
 pub use shortfall::Shortfall;

@@ -261,6 +261,26 @@ pub struct Histograms {
     pub wait: String,
     pub processing: String,
     pub handshake: String,
+    /// Latency by interval of the run, in order: consecutive 5-second
+    /// slices (`INTERVAL_S`) aligned to its start, the last possibly
+    /// shorter, whose counts add up to `latency`'s. Enough to put an
+    /// interval on a percentile from one run (a block bootstrap over them)
+    /// and to merge runs interval by interval. Absent from results written
+    /// before they existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<IntervalHistogram>,
+}
+
+/// The latency of one slice of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct IntervalHistogram {
+    /// Seconds since the start of the run.
+    pub start_s: f64,
+    /// Its length in seconds: 5 (`INTERVAL_S`), except for a shorter last one.
+    pub length_s: f64,
+    /// Latency of the responses that ended in it (same encoding as the
+    /// others, at the per-second series' precision: 2 significant digits).
+    pub latency: String,
 }
 
 /// What the caller knows that the totals don't.
@@ -286,6 +306,8 @@ pub struct RunFacts {
     /// HTTP/2 runs.
     pub http2: Option<Http2Info>,
     pub checks: Vec<CheckResult>,
+    /// Latency by interval, as [`Series::finish`](crate::Series::finish) left it.
+    pub intervals: Vec<IntervalHistogram>,
 }
 
 impl RunResult {
@@ -463,6 +485,7 @@ impl RunResult {
                 wait: encode(&t.wait),
                 processing: encode(&t.processing),
                 handshake: encode(&t.handshake),
+                intervals: f.intervals,
             },
             steps: t
                 .steps
@@ -562,4 +585,30 @@ pub struct ThresholdResult {
     /// from results written before it existed, whose unit is read from `expr`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub unit: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histograms_without_intervals_read_and_write_as_before() {
+        let old = r#"{"latency":"a","service":null,"connect":"c","tls":null,"wait":"w",
+            "processing":"p","handshake":"h"}"#;
+        let h: Histograms = serde_json::from_str(old).unwrap();
+        assert!(h.intervals.is_empty());
+        let back = serde_json::to_value(&h).unwrap();
+        assert!(back.get("intervals").is_none(), "{back}");
+        let with = Histograms {
+            intervals: vec![IntervalHistogram {
+                start_s: 0.0,
+                length_s: 2.5,
+                latency: "i".into(),
+            }],
+            ..h
+        };
+        let v = serde_json::to_value(&with).unwrap();
+        assert_eq!(v["intervals"][0]["length_s"], 2.5);
+        assert_eq!(serde_json::from_value::<Histograms>(v).unwrap(), with);
+    }
 }

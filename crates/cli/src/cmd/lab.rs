@@ -449,7 +449,14 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
     match lab_page(&state, &analysis, dir, dir, lang)
         .and_then(|html| write_file("report", &page, &html))
     {
-        Ok(()) => println!("\nThe experiment's page, with charts: {}", page.display()),
+        Ok(()) => println!(
+            "\n{}",
+            report::lang::trf(
+                lang,
+                "The experiment's page, with charts: {}",
+                &[&page.display()]
+            )
+        ),
         Err(f) => eprintln!("warning: {}", f.message),
     }
     Ok(if state.count(Status::Failed) > 0 {
@@ -739,7 +746,18 @@ pub fn compare(a: crate::args::CompareArgs) -> Result<u8, Failure> {
                 .iter()
                 .enumerate()
                 .map(|(i, f)| {
-                    let r = read_result(f).map_err(Failure::usage)?;
+                    let r = read_result(f).map_err(|e| {
+                        let page =
+                            std::fs::read(f).is_ok_and(|b| b.trim_ascii_start().starts_with(b"<"));
+                        Failure::usage(if page {
+                            format!(
+                                "{}: a page, not a result: give the runs' .json files",
+                                f.display()
+                            )
+                        } else {
+                            e
+                        })
+                    })?;
                     let key = format!("{} {}", r.plan.request.method, r.plan.target.url);
                     Ok((key, lab::analysis::RunFigures::of(i as u32 + 1, &r)))
                 })

@@ -28,6 +28,7 @@
 //! `crates/lab/reference/make_reference.py` into `reference.json`; the unit
 //! tests compare against them.
 
+mod blocks;
 mod compare;
 mod knee;
 mod rank;
@@ -40,6 +41,7 @@ mod usl;
 #[cfg(test)]
 mod reference;
 
+pub use blocks::{block_bootstrap_quantile_ci, decode_intervals, MIN_BLOCKS};
 pub use compare::{
     apply_holm, bootstrap_ratio_ci, compare, verdict, Compare, Comparison, Verdict, RESAMPLES,
 };

@@ -8,6 +8,9 @@
 //! fastest second drawn as an envelope, and its latencies are the highest
 //! of its seconds, so a one-second stall stays visible in a 24-hour run.
 //! The tables behind each chart use the same code with coarser buckets.
+//!
+//! The chart types are public: the lab's experiment page (`yace-lab`) draws
+//! its charts against a swept parameter with the same page script.
 
 use crate::lang::{tr, trf, Lang};
 use hdrhistogram::Histogram;
@@ -30,13 +33,13 @@ pub(crate) const TABLE_PERCENTILES: [f64; 9] =
     [0.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99, 99.999];
 
 /// One colour per run when runs are overlaid (colour-blind-safe order).
-pub(crate) const RUN_COLORS: [&str; 8] = [
+pub const RUN_COLORS: [&str; 8] = [
     "#1f6fb4", "#d9480f", "#2b8a3e", "#862e9c", "#e67700", "#0b7285", "#c2255c", "#495057",
 ];
 
 /// How a line's values read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Unit {
+pub enum Unit {
     /// Microseconds.
     Us,
     PerSecond,
@@ -66,7 +69,7 @@ impl Unit {
     }
 
     /// The value as a table shows it.
-    pub(crate) fn show(self, v: f64) -> String {
+    pub fn show(self, v: f64) -> String {
         match self {
             Unit::Us => crate::fmt::duration_us(v),
             Unit::PerSecond => format!("{v:.1}/s"),
@@ -81,7 +84,7 @@ impl Unit {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     /// x: seconds since the start.
     Time,
     /// x: −log10(1 − q).
@@ -90,15 +93,22 @@ pub(crate) enum Kind {
     Histogram,
     /// x: an offered rate (log), one point per trial.
     Search,
+    /// x: a swept parameter's values (a lab experiment's concurrency);
+    /// the log toggle switches the x axis. Lines with `dots` are joined
+    /// across the x values they have no figure at (a fitted curve's).
+    Sweep,
+    /// x: 0, 1, 2… naming `axis.ticks` (targets of a before/after): a dot
+    /// plot, each line's figures unjoined.
+    Groups,
 }
 
 /// A line's values, None where there is nothing to draw.
-pub(crate) type Values = Vec<Option<f64>>;
+pub type Values = Vec<Option<f64>>;
 /// Each point's lowest and highest second.
-pub(crate) type Band = (Values, Values);
+pub type Band = (Values, Values);
 
 #[derive(Debug, Clone)]
-pub(crate) struct Line {
+pub struct Line {
     pub label: String,
     pub unit: Unit,
     /// 0: the left axis, 1: the right one.
@@ -113,10 +123,14 @@ pub(crate) struct Line {
     /// Joined across its gaps, each value a dot: a figure read at fewer
     /// samples than the rest of its source (a server's per-port counts).
     pub sparse: bool,
+    /// Each point's confidence interval, drawn as an error bar.
+    pub err: Option<Band>,
+    /// Each point's individual figures (repetitions), drawn as dots.
+    pub dots: Vec<Vec<f64>>,
 }
 
 #[derive(Debug, Clone)]
-pub(crate) struct Chart {
+pub struct Chart {
     pub id: String,
     pub title: String,
     pub kind: Kind,
@@ -124,19 +138,42 @@ pub(crate) struct Chart {
     pub note: String,
     pub x: Vec<f64>,
     pub lines: Vec<Line>,
-    /// The left axis may be switched to a log scale.
+    /// The left axis may be switched to a log scale (a `Sweep`'s x axis).
     pub log: bool,
+    /// The x axis of a `Sweep` or `Groups` chart.
+    pub axis: Axis,
+}
+
+/// What the x axis of a `Sweep` or `Groups` chart shows.
+#[derive(Debug, Clone, Default)]
+pub struct Axis {
+    /// Its name (the swept parameter).
+    pub name: String,
+    /// The names of x = 0, 1, 2… (`Groups`).
+    pub ticks: Vec<String>,
+    /// Vertical lines (a knee).
+    pub marks: Vec<Mark>,
+    /// The log toggle starts on.
+    pub log_first: bool,
+}
+
+/// A vertical line across a chart at `x`, labelled.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    pub x: f64,
+    pub label: String,
+    pub color: &'static str,
 }
 
 impl Chart {
     /// The chart for the page's script.
-    pub(crate) fn to_json(&self) -> Value {
+    pub fn to_json(&self) -> Value {
         let round = |v: &Option<f64>| match v {
             Some(x) if x.is_finite() => json!(tidy(*x)),
             _ => Value::Null,
         };
         let arr = |vs: &[Option<f64>]| Value::Array(vs.iter().map(round).collect());
-        json!({
+        let mut out = json!({
             "id": self.id,
             "title": self.title,
             "kind": match self.kind {
@@ -144,6 +181,8 @@ impl Chart {
                 Kind::Spectrum => "spectrum",
                 Kind::Histogram => "hist",
                 Kind::Search => "search",
+                Kind::Sweep => "sweep",
+                Kind::Groups => "groups",
             },
             "log": self.log,
             "x": self.x.iter().map(|&x| tidy(x)).collect::<Vec<_>>(),
@@ -164,9 +203,31 @@ impl Chart {
                     s["lo"] = arr(lo);
                     s["hi"] = arr(hi);
                 }
+                if let Some((lo, hi)) = &l.err {
+                    s["err_lo"] = arr(lo);
+                    s["err_hi"] = arr(hi);
+                }
+                if !l.dots.is_empty() {
+                    s["dots"] = json!(l.dots.iter().map(|d| d.iter().map(|&v| tidy(v)).collect::<Vec<_>>()).collect::<Vec<_>>());
+                }
                 s
             }).collect::<Vec<_>>(),
-        })
+        });
+        let a = &self.axis;
+        if !a.name.is_empty() {
+            out["axis"] = json!(a.name);
+        }
+        if !a.ticks.is_empty() {
+            out["ticks"] = json!(a.ticks);
+        }
+        if !a.marks.is_empty() {
+            out["marks"] = json!(a
+                .marks
+                .iter()
+                .map(|m| json!({"x": tidy(m.x), "label": m.label, "color": m.color}))
+                .collect::<Vec<_>>());
+        }
+        out
     }
 }
 
@@ -299,7 +360,7 @@ fn get(aggs: &[Option<Agg>], f: impl Fn(&Agg) -> Option<f64>) -> Vec<Option<f64>
     aggs.iter().map(|a| a.as_ref().and_then(&f)).collect()
 }
 
-pub(crate) fn line(label: impl Into<String>, unit: Unit, color: &'static str) -> Line {
+pub fn line(label: impl Into<String>, unit: Unit, color: &'static str) -> Line {
     Line {
         label: label.into(),
         unit,
@@ -310,6 +371,8 @@ pub(crate) fn line(label: impl Into<String>, unit: Unit, color: &'static str) ->
         band: None,
         points: false,
         sparse: false,
+        err: None,
+        dots: Vec::new(),
     }
 }
 
@@ -354,6 +417,7 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
         x: x.clone(),
         lines,
         log,
+        axis: Axis::default(),
     };
     let mut charts = Vec::new();
     let band = |aggs: &[Option<Agg>]| {
@@ -668,6 +732,7 @@ fn spectrum(
             .map(|(l, h)| with(l, xs.iter().map(|&x| at_x(&h, x)).collect()))
             .collect(),
         log: true,
+        axis: Axis::default(),
     }
 }
 
@@ -793,6 +858,7 @@ pub(crate) fn histogram_chart(runs: &[(String, RunResult)], lang: Lang) -> Optio
         x: edges[..HIST_BUCKETS].to_vec(),
         lines,
         log: false,
+        axis: Axis::default(),
     })
 }
 

@@ -23,6 +23,9 @@ use std::io::{Read, Write};
 pub(crate) const TYPE: &str = "application/x-yace-result";
 /// The embedded document's own tag (what the columns mean).
 const FORMAT: &str = "yace.embedded.v1";
+/// Most latency intervals a page carries (a 20-minute run's 5-second ones;
+/// longer runs' are merged evenly).
+const MAX_INTERVALS: usize = 240;
 /// Most bytes a decompressed document may have (a 24-hour run is ~10 MB).
 const MAX_INFLATED: u64 = 1 << 30;
 
@@ -249,8 +252,13 @@ pub(crate) fn encode(r: &RunResult) -> String {
     for row in &r.series {
         columns.push(row);
     }
+    // A page keeps at most MAX_INTERVALS latency intervals (merged evenly,
+    // still exact to merge): an hour's 5-second intervals would double it.
+    let mut histograms = r.histograms.clone();
+    histograms.intervals = stats::hist::coarsen_intervals(&histograms.intervals, MAX_INTERVALS);
     let mut rest = serde_json::to_value(RunResult {
         series: Vec::new(),
+        histograms,
         ..r.clone()
     })
     .expect("a result serializes");

@@ -6,6 +6,10 @@
 //! also in a table behind its "show data" toggle, so the page reads with
 //! scripts off and prints on A4. The whole result is embedded
 //! ([`embed`]), so the page can be read back as a result.
+//!
+//! Other pages made of the same parts (the lab's experiment page) use the
+//! shell ([`head`], [`chart_data`], [`scripts`]), the charts ([`Chart`],
+//! [`chart_figure`]) and the one escaper ([`crate::markup`]).
 
 mod data;
 pub mod embed;
@@ -15,7 +19,7 @@ use crate::compare;
 use crate::fmt::{bytes, count, duration_us};
 use crate::lang::{tr, trf, Lang};
 use crate::text::{end_in, model_in, SHOWN};
-use data::{Chart, Kind};
+pub use data::{line, Axis, Band, Chart, Kind, Line, Mark, Unit, Values, RUN_COLORS};
 use stats::hist::Distribution;
 use stats::RunResult;
 use std::io::{self, Write};
@@ -169,18 +173,10 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
         ),
         t("Charts drawn with uPlot 1.6.32 (MIT licence, © Leon Sorokin), inlined: this page makes no network request.")
     )?;
-    let doc = serde_json::json!({
-        "charts": charts
-            .iter()
-            .chain(&server_charts)
-            .map(|(c, _)| c.to_json())
-            .collect::<Vec<_>>(),
-        "words": words(lang),
-    });
-    writeln!(
-        w,
-        "<script type=\"application/json\" id=\"yace-charts\">{}</script>",
-        script_json(&doc)
+    chart_data(
+        &mut w,
+        charts.iter().chain(&server_charts).map(|(c, _)| c),
+        lang,
     )?;
     for (name, r) in runs {
         embed::element(&mut w, name, r)?;
@@ -188,8 +184,9 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
     scripts(&mut w)
 }
 
-/// The page's head: one file, styles inline, no fetch allowed.
-fn head(w: &mut impl Write, lang: Lang, version: &str, title: &str) -> io::Result<()> {
+/// The page's head: one file, styles inline, no fetch allowed; `<main>`
+/// is open.
+pub fn head(w: &mut impl Write, lang: Lang, version: &str, title: &str) -> io::Result<()> {
     write!(
         w,
         "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -204,8 +201,27 @@ fn head(w: &mut impl Write, lang: Lang, version: &str, title: &str) -> io::Resul
     )
 }
 
-/// The chart library and the page's script, inline, then the page's end.
-fn scripts(w: &mut impl Write) -> io::Result<()> {
+/// What the page's script draws: each chart's data, and the words it
+/// writes itself.
+pub fn chart_data<'a>(
+    w: &mut impl Write,
+    charts: impl IntoIterator<Item = &'a Chart>,
+    lang: Lang,
+) -> io::Result<()> {
+    let doc = serde_json::json!({
+        "charts": charts.into_iter().map(Chart::to_json).collect::<Vec<_>>(),
+        "words": words(lang),
+    });
+    writeln!(
+        w,
+        "<script type=\"application/json\" id=\"yace-charts\">{}</script>",
+        script_json(&doc)
+    )
+}
+
+/// The chart library and the page's script, inline, then the page's end
+/// (after `</main>` and [`chart_data`]).
+pub fn scripts(w: &mut impl Write) -> io::Result<()> {
     writeln!(
         w,
         "<script>\n/* uPlot 1.6.32, https://github.com/leeoniya/uPlot, MIT licence, (c) 2022 Leon Sorokin */\n{UPLOT_JS}\n</script>\n<script>\n{PAGE_JS}\n</script>\n</body>\n</html>"
@@ -224,6 +240,7 @@ fn words(lang: Lang) -> serde_json::Value {
         "cores": if lang == Lang::Zh { "核" } else { "cores" },
         "fastest": if lang == Lang::Zh { "最快的一秒" } else { "fastest second" },
         "slowest": if lang == Lang::Zh { "最慢的一秒" } else { "slowest second" },
+        "runs": t("runs"),
     })
 }
 
@@ -317,6 +334,7 @@ pub fn search_page(s: &crate::findmax::Search, mut w: impl Write, lang: Lang) ->
         x: xs.clone(),
         lines,
         log: true,
+        axis: Axis::default(),
     };
     writeln!(w, "<section class=\"charts\">")?;
     chart_figure(&mut w, &chart, &chart, lang)?;
@@ -354,12 +372,7 @@ pub fn search_page(s: &crate::findmax::Search, mut w: impl Write, lang: Lang) ->
         "<footer><p>{}</p></footer>\n</main>",
         t("Charts drawn with uPlot 1.6.32 (MIT licence, © Leon Sorokin), inlined: this page makes no network request.")
     )?;
-    let doc = serde_json::json!({ "charts": [chart.to_json()], "words": words(lang) });
-    writeln!(
-        w,
-        "<script type=\"application/json\" id=\"yace-charts\">{}</script>",
-        script_json(&doc)
-    )?;
+    chart_data(&mut w, [&chart], lang)?;
     scripts(&mut w)
 }
 
@@ -704,7 +717,10 @@ fn compare_header(w: &mut impl Write, runs: &[(String, RunResult)], lang: Lang) 
     writeln!(w, "</ul></section>")
 }
 
-fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io::Result<()> {
+/// A chart's figure: its title, the plot the script draws in, its note,
+/// and its figures as a table (`t`: the same chart with fewer points) for
+/// reading without scripts.
+pub fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io::Result<()> {
     writeln!(
         w,
         "<figure class=\"chart\" id=\"chart-{id}\">\n<figcaption><h3>{}</h3>{}</figcaption>\n\
@@ -714,7 +730,7 @@ fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io::Res
             format!(
                 "<label class=\"logtoggle\"><input type=\"checkbox\" data-log=\"{}\"{}> {}</label>",
                 c.id,
-                if c.kind == Kind::Spectrum {
+                if c.kind == Kind::Spectrum || c.axis.log_first {
                     " checked"
                 } else {
                     ""
@@ -731,15 +747,19 @@ fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io::Res
         w,
         "<details><summary>{}</summary><div class=\"tablewrap\"><table><thead><tr><th>{}</th>",
         tr(lang, "show data"),
-        tr(
-            lang,
-            match t.kind {
-                Kind::Time => "time",
-                Kind::Spectrum => "percentile",
-                Kind::Histogram => "latency from",
-                Kind::Search => "offered rate",
-            }
-        )
+        match t.kind {
+            Kind::Sweep | Kind::Groups => esc(&t.axis.name),
+            k => tr(
+                lang,
+                match k {
+                    Kind::Time => "time",
+                    Kind::Spectrum => "percentile",
+                    Kind::Histogram => "latency from",
+                    _ => "offered rate",
+                }
+            )
+            .to_string(),
+        }
     )?;
     for l in &t.lines {
         write!(w, "<th>{}</th>", esc(&l.label))?;
@@ -761,12 +781,25 @@ fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io::Res
             }
             Kind::Histogram => duration_us(x),
             Kind::Search => format!("{}/s", crate::findmax::rate(x)),
+            Kind::Sweep => crate::findmax::rate(x),
+            Kind::Groups => esc(t.axis.ticks.get(i).map_or("", String::as_str)),
         };
         write!(w, "<tr><th>{xs}</th>")?;
         for l in &t.lines {
-            match l.values.get(i).copied().flatten() {
-                Some(v) => write!(w, "<td>{}</td>", esc(&l.unit.show(v)))?,
-                None => write!(w, "<td>—</td>")?,
+            let err = |e: &Option<Band>| {
+                let (lo, hi) = e.as_ref()?;
+                Some((lo.get(i).copied()??, hi.get(i).copied()??))
+            };
+            match (l.values.get(i).copied().flatten(), err(&l.err)) {
+                (Some(v), Some((lo, hi))) => write!(
+                    w,
+                    "<td>{} [{}–{}]</td>",
+                    esc(&l.unit.show(v)),
+                    esc(&l.unit.show(lo)),
+                    esc(&l.unit.show(hi))
+                )?,
+                (Some(v), None) => write!(w, "<td>{}</td>", esc(&l.unit.show(v)))?,
+                (None, _) => write!(w, "<td>—</td>")?,
             }
         }
         writeln!(w, "</tr>")?;

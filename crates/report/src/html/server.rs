@@ -9,7 +9,7 @@
 //! at most as many points as a load chart, each the highest sample of its
 //! bucket, so a spike (a full listen queue, a CPU at 100%) stays visible.
 
-use super::data::{dashed, line, right, with, Chart, Kind, Line, Unit, Values, RUN_COLORS};
+use super::data::{dashed, line, right, with, Axis, Chart, Kind, Line, Unit, Values, RUN_COLORS};
 use super::esc;
 use crate::lang::{fill, tr, Lang};
 use stats::monitor::{MetricKind, Monitoring, Source, SourceState};
@@ -553,6 +553,7 @@ impl<'a> Samples<'a> {
             x: self.x.clone(),
             lines,
             log: false,
+            axis: Axis::default(),
         })
     }
 }

@@ -48,3 +48,51 @@ fn real_results_validate_against_the_schema() {
     }
     s.shutdown();
 }
+
+/// `histograms.intervals`: consecutive slices of the run, aligned to its
+/// start, that hold every response of the run's latency histogram.
+#[test]
+fn latency_intervals_cover_the_run() {
+    let s = crate::cli::server();
+    let (_, r) = crate::cli::run_json("intervals", &[&s.url(), "-c", "2", "-d", "12s"]);
+    s.shutdown();
+    let r: stats::RunResult = serde_json::from_value(r).expect("reads back");
+    let intervals = &r.histograms.intervals;
+    let starts: Vec<f64> = intervals.iter().map(|i| i.start_s).collect();
+    assert_eq!(starts, [0.0, 5.0, 10.0], "{intervals:#?}");
+    let length: f64 = intervals.iter().map(|i| i.length_s).sum();
+    let duration = r.summary.duration_s;
+    let rows: f64 = r.series.iter().map(|row| row.length_s).sum();
+    assert!(
+        (length - duration).abs() < 1e-6,
+        "{length} s of intervals in {duration} s"
+    );
+    assert!(
+        (length - rows).abs() < 1e-9,
+        "{length} s of intervals, {rows} s of rows"
+    );
+    assert!(intervals[..2]
+        .iter()
+        .all(|i| i.length_s == stats::INTERVAL_S as f64));
+    let hists = lab::stats::decode_intervals(intervals).expect("intervals decode");
+    let mut merged = stats::hist::new_coarse_hist();
+    for h in &hists {
+        assert!(
+            !h.is_empty(),
+            "every interval of a steady run has responses"
+        );
+        merged.add(h).unwrap();
+    }
+    let latency = stats::hist::decode(&r.histograms.latency).unwrap();
+    assert_eq!(
+        merged.len(),
+        latency.len(),
+        "the intervals hold every response"
+    );
+    assert_eq!(latency.len(), r.summary.responses);
+    // Three intervals are too few for a block bootstrap.
+    assert_eq!(
+        lab::stats::block_bootstrap_quantile_ci(&hists, 0.99, 0.95, 100, 1),
+        None
+    );
+}
