@@ -424,7 +424,9 @@ pub const LAB_EXAMPLES: &str = "Examples:
   yace lab run examples/lab/concurrency.toml --dry-run   # every run, the time it takes
   yace lab run examples/lab/concurrency.toml -o sweep/
   yace lab resume sweep/            # after Ctrl-C or a crash
-  yace lab report sweep/ -F md -o sweep.md";
+  yace lab report sweep/ -F md -o sweep.md
+  yace lab report sweep/ -F html -o sweep.html   # charts, offline (run/resume write sweep/report.html)
+  yace lab report sweep/ --lang zh                 # 中文 (or YACE_LANG=zh)";
 
 #[derive(Debug, Args)]
 pub struct LabRunArgs {
@@ -456,12 +458,17 @@ pub struct LabReportArgs {
     /// The experiment's directory.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
-    /// text, md, csv or json.
+    /// text, md, csv, json or html (one page with charts, offline; each
+    /// run's own report is written beside its result and linked).
     #[arg(short = 'F', long = "format", default_value = "text")]
     pub format: String,
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Language of the text, Markdown and HTML reports (default: YACE_LANG,
+    /// else the locale, e.g. LANG=zh_CN.UTF-8, else English).
+    #[arg(long = "lang", value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 }
 
 /// `yace compare`: groups of saved results, benchstat-like.
@@ -479,6 +486,10 @@ pub struct CompareArgs {
     /// text or md.
     #[arg(short = 'F', long = "format", default_value = "text")]
     pub format: String,
+    /// Language of the table (default: YACE_LANG, else the locale, e.g.
+    /// LANG=zh_CN.UTF-8, else English).
+    #[arg(long = "lang", value_enum, value_name = "LANG")]
+    pub lang: Option<LangArg>,
 }
 
 /// `yace probe`: this machine's `--monitor system` figures on stdout.
@@ -827,4 +838,103 @@ pub struct FindMaxArgs {
     /// Keep each trial's result (yace.result.v1) in this folder.
     #[arg(long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+pub const IMPORT_CURL_EXAMPLES: &str = "Examples:
+  # a browser's Copy as cURL (bash), quoted as one argument
+  yace import curl 'curl https://example.test/api -H \"accept: application/json\"'
+  # or pasted on standard input (end with Ctrl-D)
+  yace import curl
+  # as a scenario step instead of a yace run command line
+  yace import curl --step 'curl -X POST http://127.0.0.1:8080/echo -d a=1'
+  yace import curl --step --yaml < request.curl
+
+Every curl flag is imported, said to change only curl's own output, or
+named in a warning on standard error. Credentials (-u, -b, Authorization)
+are kept, and a note says so.";
+
+pub const IMPORT_HAR_EXAMPLES: &str = "Examples:
+  yace import har session.har > journey.toml
+  yace run -f journey.toml --dry-run             # check what was imported
+  yace run -f journey.toml http://127.0.0.1:8080  # against another base
+  yace import har session.har --assets keep --yaml > journey.yaml
+  yace import har session.har --host api.example.test --max-think 5s
+
+In the browser: DevTools, Network, \"Save all as HAR (with content)\"; with
+Chrome, \"Export HAR (with sensitive data)\" keeps the cookies a login needs.";
+
+/// `yace import`: a user's real traffic as yace input.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    #[command(subcommand)]
+    pub command: ImportCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum ImportCommand {
+    /// A curl command (a browser's Copy as cURL) as a `yace run` command
+    /// line, or as a scenario step.
+    #[command(after_help = IMPORT_CURL_EXAMPLES)]
+    Curl(ImportCurlArgs),
+    /// A HAR capture (a browser's Save all as HAR) as a scenario file:
+    /// one journey, think times, values the server handed out extracted.
+    #[command(after_help = IMPORT_HAR_EXAMPLES)]
+    Har(ImportHarArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ImportCurlArgs {
+    /// Write a scenario step (TOML) instead of a `yace run` command line.
+    #[arg(long = "step")]
+    pub step: bool,
+
+    /// With --step: YAML instead of TOML.
+    #[arg(long = "yaml", requires = "step")]
+    pub yaml: bool,
+
+    /// The curl command as one argument ('curl …', bash syntax); several
+    /// arguments are taken as curl's own, already split by the shell;
+    /// none: the command is read from standard input.
+    #[arg(
+        value_name = "COMMAND",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
+}
+
+/// What `yace import har` does with static assets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AssetsArg {
+    Drop,
+    Keep,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportHarArgs {
+    /// The HAR file (`-`: standard input).
+    #[arg(value_name = "FILE.har")]
+    pub file: PathBuf,
+
+    /// Static assets (images, CSS, scripts, fonts, media): drop or keep.
+    #[arg(long = "assets", value_enum, default_value = "drop")]
+    pub assets: AssetsArg,
+
+    /// Also write the requests to other hosts, as commented-out steps (a
+    /// run has one target).
+    #[arg(long = "all-hosts")]
+    pub all_hosts: bool,
+
+    /// The host to keep (default: the first page's).
+    #[arg(long = "host", value_name = "HOST[:PORT]")]
+    pub host: Option<String>,
+
+    /// The longest think time kept; longer pauses are cut to it (0s: no
+    /// think times).
+    #[arg(long = "max-think", value_name = "TIME", default_value = "30s")]
+    pub max_think: String,
+
+    /// Write YAML instead of TOML.
+    #[arg(long = "yaml")]
+    pub yaml: bool,
 }

@@ -75,6 +75,10 @@ pub enum Command {
     /// Print this machine's /proc figures as lines, for `--monitor ssh:HOST`
     /// (which runs it on the server over ssh; rarely run by hand).
     Probe(args::ProbeArgs),
+    /// Turn real traffic into yace input: a curl command (a browser's Copy
+    /// as cURL) into `yace run` flags or a scenario step, a HAR capture
+    /// into a scenario.
+    Import(args::ImportArgs),
 }
 
 fn main() -> ExitCode {
@@ -100,6 +104,7 @@ fn main() -> ExitCode {
         Command::Probe(a) => cmd::probe::run(a),
         Command::Lab(a) => cmd::lab::run(a),
         Command::Compare(a) => cmd::lab::compare(a),
+        Command::Import(a) => cmd::import::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

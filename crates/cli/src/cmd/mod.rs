@@ -5,6 +5,7 @@ pub mod ab;
 pub mod capacity;
 mod driver;
 pub mod findmax;
+pub mod import;
 pub mod lab;
 pub mod probe;
 pub mod report;
