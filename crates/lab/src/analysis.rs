@@ -137,7 +137,8 @@ pub struct Figure {
 }
 
 impl Figure {
-    fn of(xs: &[f64]) -> Option<Figure> {
+    /// Over `xs` (one value per run); `None` without any.
+    pub fn of(xs: &[f64]) -> Option<Figure> {
         if xs.is_empty() {
             return None;
         }

@@ -100,22 +100,6 @@ fn value(r: &RunFigures, metric: &str) -> Option<f64> {
     }
 }
 
-fn figure(xs: &[f64]) -> Option<Figure> {
-    if xs.is_empty() {
-        return None;
-    }
-    let ci = stats::median_ci(xs, crate::analysis::LEVEL);
-    let (mean, sd) = stats::mean_sd(xs);
-    Some(Figure {
-        median: ci.median,
-        lo: ci.lo,
-        hi: ci.hi,
-        mean,
-        sd,
-        n: xs.len(),
-    })
-}
-
 /// Builds the table; results are paired by `METHOD URL`.
 pub fn table(
     before: &[(String, RunFigures)],
@@ -201,8 +185,8 @@ pub fn table(
             rows.push(Row {
                 url: url.clone(),
                 metric,
-                before: figure(&a),
-                after: figure(&b),
+                before: Figure::of(&a),
+                after: Figure::of(&b),
                 comparison: c,
                 within,
             });

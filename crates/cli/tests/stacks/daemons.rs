@@ -537,23 +537,7 @@ pub fn alive(pid: u32) -> bool {
 /// the daemon in its `daemon.pid` (if it is still the one that ran from
 /// that dir) and everything under it.
 fn reap_stale() {
-    let me = std::process::id();
-    let Ok(entries) = fs::read_dir(std::env::temp_dir()) else {
-        return;
-    };
-    for entry in entries.filter_map(|e| e.ok()) {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(owner) = name
-            .strip_prefix("yace-daemon-")
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if owner != me && Path::new(&format!("/proc/{owner}")).exists() {
-            continue; // a live test process's daemon
-        }
-        let dir = entry.path();
+    for dir in crate::harness::stale_dirs("yace-daemon-") {
         let pid: Option<i32> = fs::read_to_string(dir.join("daemon.pid"))
             .ok()
             .and_then(|s| s.trim().parse().ok());

@@ -887,27 +887,35 @@ pub fn free_port() -> u16 {
     }
 }
 
+/// The temp dirs named `PREFIX<pid>-…` that no other live test process
+/// owns: this process's own, and those of test processes that died.
+pub fn stale_dirs(prefix: &str) -> Vec<PathBuf> {
+    let me = std::process::id();
+    let Ok(entries) = fs::read_dir(std::env::temp_dir()) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(owner) = name
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok())
+            else {
+                return false;
+            };
+            owner == me || !Path::new(&format!("/proc/{owner}")).exists()
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
 /// Kills what stacks of dead test processes left (a test binary killed
 /// before `Drop` ran): for each `TMP/yace-stack-PID-*` whose PID is gone,
 /// the server processes in the groups listed in its `run/pgids`.
 fn reap_stale_stacks() {
-    let me = std::process::id();
-    let Ok(entries) = fs::read_dir(std::env::temp_dir()) else {
-        return;
-    };
-    for entry in entries.filter_map(|e| e.ok()) {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(owner) = name
-            .strip_prefix("yace-stack-")
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if owner != me && Path::new(&format!("/proc/{owner}")).exists() {
-            continue; // a live test process's stack
-        }
-        let dir = entry.path();
+    for dir in stale_dirs("yace-stack-") {
         let pgids: Vec<i32> = fs::read_to_string(dir.join("run/pgids"))
             .unwrap_or_default()
             .lines()
