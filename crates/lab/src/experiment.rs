@@ -97,7 +97,10 @@ pub struct Opt {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Target {
     pub name: String,
+    /// Empty when a scenario's own base is the target.
     pub url: String,
+    /// A scenario file (`yace run -f`): its journeys instead of one request.
+    pub scenario: Option<String>,
     pub monitors: Vec<String>,
     /// Shell commands run before and after each of its runs.
     pub before: Option<String>,
@@ -274,7 +277,7 @@ fn build(root: &Node, origin: &str, s: &mut Sink, validate: Validate) -> Option<
         .get("run")
         .map(|n| options(s, n, "[run]", validate))
         .unwrap_or_default();
-    let targets = targets(s, &top, validate);
+    let targets = targets(s, &top, origin, validate);
     let sweep = top
         .get("sweep")
         .map(|n| sweep(s, n, validate))
@@ -348,7 +351,7 @@ fn find_max(s: &mut Sink, node: &Node, validate: Validate) -> Vec<Opt> {
     out
 }
 
-fn targets(s: &mut Sink, top: &Fields, validate: Validate) -> Vec<Target> {
+fn targets(s: &mut Sink, top: &Fields, origin: &str, validate: Validate) -> Vec<Target> {
     let Some(node) = top.get("target") else {
         s.hint(
             top.pos,
@@ -367,7 +370,9 @@ fn targets(s: &mut Sink, top: &Fields, validate: Validate) -> Vec<Target> {
             s,
             t,
             &what,
-            &["name", "url", "monitor", "before", "after", "run"],
+            &[
+                "name", "url", "scenario", "monitor", "before", "after", "run",
+            ],
         ) else {
             continue;
         };
@@ -381,11 +386,41 @@ fn targets(s: &mut Sink, top: &Fields, validate: Validate) -> Vec<Target> {
                 format!("two targets are named `{name}`: each needs its own name"),
             );
         }
-        let url = f
-            .require(s, "url", &what)
-            .and_then(|n| doc::string(s, n, "url"))
-            .map(str::to_owned)
-            .unwrap_or_default();
+        // A scenario, read relative to the experiment's file, and checked now.
+        let scenario = f.get("scenario").and_then(|n| {
+            let path = doc::string(s, n, "scenario")?;
+            let full = Path::new(origin)
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(|| Path::new(path).to_path_buf(), |d| d.join(path));
+            let env: BTreeMap<String, String> = std::env::vars().collect();
+            let base = f.get("url").and_then(|u| match &u.kind {
+                Kind::Str(t) => Some(t.text.clone()),
+                _ => None,
+            });
+            if let Err(d) = scenario::load_with_base(&full, &env, base.as_deref()) {
+                s.hint(
+                    n.pos,
+                    format!(
+                        "scenario {path}: {}",
+                        d.to_string().lines().next().unwrap_or("")
+                    ),
+                    "run `yace run -f FILE --dry-run` on it for every problem",
+                );
+            }
+            Some(full.display().to_string())
+        });
+        let url = if scenario.is_some() {
+            f.get("url")
+                .and_then(|n| doc::string(s, n, "url"))
+                .map(str::to_owned)
+                .unwrap_or_default()
+        } else {
+            f.require(s, "url", &what)
+                .and_then(|n| doc::string(s, n, "url"))
+                .map(str::to_owned)
+                .unwrap_or_default()
+        };
         let monitors = match f.get("monitor") {
             Some(n) => {
                 let specs = match &n.kind {
@@ -417,6 +452,7 @@ fn targets(s: &mut Sink, top: &Fields, validate: Validate) -> Vec<Target> {
         out.push(Target {
             name,
             url,
+            scenario,
             monitors,
             before,
             after,
@@ -759,7 +795,14 @@ impl Experiment {
                 set(k, vec![flag(k), v.clone()]);
             }
         }
-        let mut argv = vec![substitute(&t.url, &vars)];
+        let mut argv = Vec::new();
+        if !t.url.is_empty() {
+            argv.push(substitute(&t.url, &vars));
+        }
+        if let Some(file) = &t.scenario {
+            argv.push("-f".into());
+            argv.push(file.clone());
+        }
         for (_, words) in by_key {
             argv.extend(words.into_iter().map(|w| substitute(&w, &vars)));
         }

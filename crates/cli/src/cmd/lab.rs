@@ -267,14 +267,41 @@ fn hook(what: &str, cmd: &str, target: &str, point: &experiment::Point) -> Resul
 /// One `yace run` of the experiment, quietly; `None` if it was interrupted.
 fn one_run(argv: &[String]) -> Result<RunResult, Failure> {
     let a = run_args(argv).map_err(Failure::usage)?;
-    let url = a.url.clone().unwrap_or_default();
-    let plan = flags::run_plan(&a, &url).map_err(|d| Failure::usage(d.render(&RunFlags)))?;
-    let thresholds = flags::thresholds(&a.thresholds, None)?;
     let monitors = flags::monitors(&a.monitor.monitor, &a.monitor.interval)?;
+    // A scenario target (`-f`): its journeys, against the given URL or its
+    // own base, as `yace run -f` does.
+    let (plan, thresholds, script, url) = match &a.file {
+        Some(file) => {
+            let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+            let sc = scenario::load_with_base(file, &env, a.url.as_deref())
+                .map_err(|d| Failure::usage(d.to_string()))?;
+            let url = sc.base().map(|b| b.url.clone()).ok_or_else(|| {
+                Failure::usage(format!(
+                    "{}: no base URL: give the target a url",
+                    file.display()
+                ))
+            })?;
+            let plan = flags::scenario_plan(&a, &sc, &url)
+                .map_err(|d| Failure::usage(d.render(&RunFlags)))?;
+            let thresholds = flags::scenario_thresholds(&a, &sc, file)?;
+            (plan, thresholds, Script::Scenario(Box::new(sc)), url)
+        }
+        None => {
+            let url = a.url.clone().unwrap_or_default();
+            let plan =
+                flags::run_plan(&a, &url).map_err(|d| Failure::usage(d.render(&RunFlags)))?;
+            (
+                plan,
+                flags::thresholds(&a.thresholds, None)?,
+                Script::Request,
+                url,
+            )
+        }
+    };
     let prepared = ::run::prepare(Job {
         plan,
         target: TargetChoice::Url(url),
-        script: Script::Request,
+        script,
         thresholds,
         spelling: &RunFlags,
         monitors,

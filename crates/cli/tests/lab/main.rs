@@ -513,3 +513,63 @@ fn the_real_stacks_compared_with_the_server_watched() {
     assert!(out.contains("Compared with nginx"), "{out}");
     assert!(out.contains("server CPU/request"), "{out}");
 }
+
+#[test]
+fn a_scenario_as_a_target() {
+    let serve = ServeProcess::start(&[]);
+    let journey = support::temp_path("browse.toml");
+    std::fs::write(
+        &journey,
+        "[load]\nusers = 2\n[[journey]]\nname = \"browse\"\n  [[journey.step]]\n  name = \"home\"\n  url = \"/\"\n  [[journey.step]]\n  name = \"pool\"\n  url = \"/pool?ms=5&workers=4\"\n",
+    )
+    .unwrap();
+    let file = support::temp_path("scenario-lab.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "repetitions = 2\nduration = \"2s\"\n[run]\nthreads = 1\n\
+             [[target]]\nname = \"journey\"\nurl = \"{}\"\nscenario = \"{}\"\n\
+             [sweep]\nusers = [2, 4]\n",
+            serve.url("/"),
+            journey.display()
+        ),
+    )
+    .unwrap();
+    let dir = fresh_dir("scenario-lab");
+    let (text, a) = lab_run(&file, &dir);
+    assert_eq!(a["points"].as_array().unwrap().len(), 2, "{text}");
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("experiment.json")).unwrap())
+            .unwrap();
+    for r in state["runs"].as_array().unwrap() {
+        assert_eq!(r["status"], "done", "{text}");
+        let res: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(r["result"].as_str().unwrap())).unwrap(),
+        )
+        .unwrap();
+        // The journey's steps ran, against the target.
+        let steps: Vec<&str> = res["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(steps, ["home", "pool"], "{text}");
+        assert!(res["summary"]["responses"].as_u64().unwrap() > 0);
+    }
+    // A scenario that is not there is refused with its place.
+    std::fs::write(
+        &file,
+        "duration = \"1s\"\n[[target]]\nname = \"x\"\nscenario = \"nope.toml\"\n",
+    )
+    .unwrap();
+    let out = yace()
+        .args(["lab", "run"])
+        .arg(&file)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(":4:12: scenario nope.toml"), "{err}");
+}
