@@ -86,6 +86,9 @@ pub const RUN_EXAMPLES: &str = "Examples:
   # for CI: the thresholds and validity as JUnit, beside the JSON result
   yace run URL -d 30s --threshold 'p99<200ms' --json r.json --junit junit.xml
   yace run URL -d 60s --html report.html     # charts, opens offline
+  # watch the server too: CPU, load, php-fpm's pool, with diagnoses
+  yace run URL -d 60s --monitor system --monitor proc:php-fpm \\
+      --monitor fpm:http://127.0.0.1/fpm-status --threshold 'server_cpu<80%'
   yace run URL -d 60s --lang zh               # 中文摘要 (or YACE_LANG=zh)
   # a server sending huge heads (many cookies): raise the response limits
   yace run URL --max-head 1M --max-fields 10000
@@ -397,6 +400,9 @@ pub const CAPACITY_EXAMPLES: &str = "Examples:
   # backwards: what a measured rate supports, keeping 25% in reserve
   yace capacity --supports 420 --peak 80/20
   yace capacity --result result.json --peak 80/20 --service-time 120ms
+  # the pool capped by memory (or read from a result run with --monitor)
+  yace capacity --pageviews 1M --service-time 200ms --worker-rss 64MB \\
+      --memory 8GB
   # the headroom over a find-max answer, and the servers a load needs
   yace capacity --pageviews 1M --share 40% --find-max find-max.json
   yace capacity --pageviews 1M --share 40% --lang zh   # 中文";
@@ -764,7 +770,10 @@ Examples:
   yace ab -n 1000 -c 10 -p data.json -T application/json \\
       --json result.json http://127.0.0.1:8080/echo
   # yace's own HTML report beside ab's text (charts, opens offline)
-  yace ab -n 10000 -c 100 --html report.html http://127.0.0.1/";
+  yace ab -n 10000 -c 100 --html report.html http://127.0.0.1/
+  # and watch the server (this machine, nginx's stub_status)
+  yace ab -k -c 100 -t 60 --monitor system \\
+      --monitor nginx:http://127.0.0.1/nginx_status http://127.0.0.1/";
 
 pub const FIND_MAX_EXAMPLES: &str = "Examples:
   # the highest rate at which p99 stays under 100 ms and errors under 0.1%
@@ -779,7 +788,10 @@ pub const FIND_MAX_EXAMPLES: &str = "Examples:
   yace find-max URL --frontier 'p99<50ms' --frontier 'p99<100ms' --frontier 'p99<200ms'
   # request options are yace run's
   yace find-max URL -m POST -H 'Content-Type: application/json' \\
-      --body '{}' --slo 'p95<300ms' --slo 'non_2xx<1%'";
+      --body '{}' --slo 'p95<300ms' --slo 'non_2xx<1%'
+  # a server-side SLO, and what ran out above the answer
+  yace find-max URL --slo 'p99<100ms' --slo 'server_cpu<80%' \\
+      --monitor system --monitor fpm:http://127.0.0.1/fpm-status";
 
 /// `yace find-max`: the request flags of `yace run`, and the search's own.
 #[derive(Debug, Args)]
