@@ -34,6 +34,9 @@ the output's "versions". Sections:
                  direction='increasing', S=1, online=False,
                  interp_method='interp1d')
   batch_means    np.array_split batches, scipy.stats.t.ppf
+  knee_convex    kneed.KneeLocator(x, y, curve='convex',
+                 direction='increasing', S=1, online=False,
+                 interp_method='interp1d') — where latency departs
 """
 
 import json
@@ -424,6 +427,37 @@ def knee(rng):
     return cases
 
 
+def knee_convex(rng):
+    # Latency against concurrency: flat while workers are free, then rising.
+    datasets = []
+    x = np.arange(1, 41, dtype=float)
+    datasets.append(("queue_hockey", x, np.maximum(x / 8.0, 1.0) * 20))
+    n = np.array([1, 2, 4, 8, 16, 32, 64, 128], dtype=float)
+    datasets.append(("queue_doubling", n, np.maximum(n / 16.0, 1.0) * 12 + 0.1 * n))
+    # The same on a log scale, as yace reads a sweep spanning x16 or more.
+    datasets.append(("queue_doubling_log2", np.log2(n), np.maximum(n / 16.0, 1.0) * 12 + 0.1 * n))
+    seed002 = np.array([1, 10, 100, 200, 500, 1000, 1500], dtype=float)
+    datasets.append(("seed002_log2", np.log2(seed002), np.maximum(seed002 / 300.0, 1.0) * 20))
+    rho = np.linspace(0.05, 0.95, 19)
+    datasets.append(("mm1", rho * 100, 10 / (1 - rho)))
+    x = np.arange(0, 21, dtype=float)
+    datasets.append(("linear", x, 5 * x + 3))
+    x = np.arange(1, 26, dtype=float)
+    datasets.append(("hockey_noisy", x, np.maximum(x * 4.0, 40.0)
+                     + rng.normal(0, 1.5, len(x))))
+    x = np.array([1, 2, 3, 5, 8, 13, 21, 34, 55], dtype=float)
+    datasets.append(("exponential", x, np.exp(x / 12.0) * 5))
+    cases = []
+    for name, xs, ys in datasets:
+        xs = np.array(r(xs, 3))
+        ys = np.array(r(ys, 3))
+        kl = KneeLocator(xs, ys, S=1.0, curve="convex", direction="increasing",
+                         interp_method="interp1d", online=False)
+        cases.append({"name": name, "x": [float(v) for v in xs], "y": [float(v) for v in ys],
+                      "knee": f(kl.knee)})
+    return cases
+
+
 # ---------------------------------------------------------------- batch means
 def batch_means(rng):
     cases = []
@@ -456,6 +490,7 @@ def main():
         "usl": usl(rng),
         "knee": knee(rng),
         "batch_means": batch_means(rng),
+        "knee_convex": knee_convex(rng),
     }
     with open(OUT, "w") as fh:
         json.dump(ref, fh, indent=1)

@@ -32,6 +32,16 @@ pub struct RunFigures {
     pub errors_pct: f64,
     /// Server CPU-ms per request, where monitored.
     pub server_cpu_ms: Option<f64>,
+    /// The server's mean CPU busy, % of all its CPUs, where monitored.
+    #[serde(default)]
+    pub server_cpu_pct: Option<f64>,
+    /// The highest 1-minute load average per CPU, where monitored.
+    #[serde(default)]
+    pub load_per_cpu: Option<f64>,
+    /// The most workers busy at once (php-fpm active processes, Apache busy
+    /// workers), where a status page was monitored.
+    #[serde(default)]
+    pub workers_busy: Option<f64>,
     /// The client was the limit: the run measures yace, not the server.
     pub saturated: bool,
     /// Throughput trended inside the run (the server warming up, a cache
@@ -70,6 +80,9 @@ impl RunFigures {
             p999_ms: None,
             errors_pct: 0.0,
             server_cpu_ms: None,
+            server_cpu_pct: None,
+            load_per_cpu: None,
+            workers_busy: None,
             saturated: answer["end"] == "client_bound",
             drifted: false,
             responses: 0,
@@ -111,6 +124,9 @@ impl RunFigures {
             p999_ms: pct(0.999),
             errors_pct: r.summary.errors as f64 * 100.0 / finished,
             server_cpu_ms: r.monitor.as_ref().and_then(|m| m.server.cpu_ms_per_request),
+            server_cpu_pct: r.monitor.as_ref().and_then(|m| m.server.cpu_mean_pct),
+            load_per_cpu: r.monitor.as_ref().and_then(|m| m.server.load_per_cpu_max),
+            workers_busy: r.monitor.as_ref().and_then(|m| m.server.workers_busy_max),
             saturated: r.client.saturated,
             drifted: per_second.len() >= 8 && stats::drifts(&per_second, 0.01, 0.05),
             responses: r.summary.responses,
@@ -167,6 +183,9 @@ pub struct PointStats {
     pub p999_ms: Option<Figure>,
     pub errors_pct: Option<Figure>,
     pub server_cpu_ms: Option<Figure>,
+    pub server_cpu_pct: Option<Figure>,
+    pub load_per_cpu: Option<Figure>,
+    pub workers_busy: Option<Figure>,
     /// Repetitions whose throughput lies far from the median (flagged, kept).
     pub outliers: Vec<u32>,
     /// Repetitions left out of the intervals: drifting or client-bound.
@@ -207,6 +226,14 @@ pub struct SweepFit {
     pub usl: Option<stats::Usl>,
     /// Where throughput stops growing (Kneedle).
     pub knee: Option<f64>,
+    /// The latency percentile read for the knee: `p99` where every point
+    /// had enough responses for one, else `p50`.
+    pub latency_metric: String,
+    /// (N, median latency in ms) of the points used.
+    pub latency_points: Vec<(f64, f64)>,
+    /// Where latency departs: the knee of the convex curve latency against
+    /// N (Kneedle), read on log₂ N when the sweep is geometric.
+    pub latency_knee: Option<f64>,
     /// Points left out (the client was the limit), as labels.
     pub excluded: Vec<String>,
 }
@@ -317,6 +344,9 @@ pub fn point_stats(
         p999_ms: all_or_none(col(&|r| r.p999_ms)),
         errors_pct: Figure::of(&col(&|r| Some(r.errors_pct))),
         server_cpu_ms: all_or_none(col(&|r| r.server_cpu_ms)),
+        server_cpu_pct: all_or_none(col(&|r| r.server_cpu_pct)),
+        load_per_cpu: all_or_none(col(&|r| r.load_per_cpu)),
+        workers_busy: all_or_none(col(&|r| r.workers_busy)),
         outliers,
         left_out,
         missing,
@@ -407,6 +437,36 @@ fn compare_all(state: &State, points: &[PointStats]) -> Vec<Comparison> {
         .collect()
 }
 
+/// Where latency departs: Kneedle on the convex curve p99 against N, on
+/// log₂ N when the levels are geometric (1, 2, 4… or seed 002's 1, 10,
+/// 100…), as such sweeps are laid out and read — on a linear scale their
+/// first levels crowd into one corner and no knee stands out.
+fn latency_knee(points: &[(f64, f64)]) -> Option<f64> {
+    let xs: Vec<f64> = points.iter().map(|p| p.0).collect();
+    if !geometric(&xs) {
+        return stats::knee_convex(points);
+    }
+    let logged: Vec<(f64, f64)> = points.iter().map(|&(n, y)| (n.log2(), y)).collect();
+    let k = stats::knee_convex(&logged)?;
+    // The level itself, not 2^log₂ of it rounded.
+    xs.into_iter()
+        .min_by(|a, b| (a.log2() - k).abs().total_cmp(&(b.log2() - k).abs()))
+}
+
+/// Levels spanning more than ×10 whose typical step multiplies (median
+/// ratio of neighbours ≥ 1.5): a sweep read on a log scale.
+pub fn geometric(levels: &[f64]) -> bool {
+    let (Some(&lo), Some(&hi)) = (levels.first(), levels.last()) else {
+        return false;
+    };
+    if lo <= 0.0 || hi / lo <= 10.0 {
+        return false;
+    }
+    let mut ratios: Vec<f64> = levels.windows(2).map(|p| p[1] / p[0]).collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios.get(ratios.len() / 2).is_some_and(|r| *r >= 1.5)
+}
+
 fn verdict_name(v: &stats::Verdict) -> &'static str {
     match v {
         stats::Verdict::Better => "better",
@@ -430,6 +490,7 @@ fn sweeps(state: &State, points: &[PointStats]) -> Vec<SweepFit> {
     let mut out = Vec::new();
     for target in 0..state.targets.len() {
         let mut xy = Vec::new();
+        let (mut lat99, mut lat50) = (Vec::new(), Vec::new());
         let mut excluded = Vec::new();
         for p in points.iter().filter(|p| p.target == target) {
             let point = &state.points[p.point];
@@ -447,8 +508,20 @@ fn sweeps(state: &State, points: &[PointStats]) -> Vec<SweepFit> {
             if let Some(f) = &p.rps {
                 xy.push((n, f.median));
             }
+            if let Some(f) = &p.p99_ms {
+                lat99.push((n, f.median));
+            }
+            if let Some(f) = &p.p50_ms {
+                lat50.push((n, f.median));
+            }
         }
         xy.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (metric, mut lat) = if lat99.len() == xy.len() {
+            ("p99", lat99)
+        } else {
+            ("p50", lat50)
+        };
+        lat.sort_by(|a, b| a.0.total_cmp(&b.0));
         if xy.len() < 3 {
             continue;
         }
@@ -457,6 +530,9 @@ fn sweeps(state: &State, points: &[PointStats]) -> Vec<SweepFit> {
             param: param.clone(),
             usl: stats::usl_fit(&xy),
             knee: stats::knee(&xy),
+            latency_knee: latency_knee(&lat),
+            latency_metric: metric.into(),
+            latency_points: lat,
             points: xy,
             excluded,
         });

@@ -12,7 +12,7 @@
 
 use crate::analysis::{Analysis, Figure, PointStats, RunFigures};
 use crate::experiment::point_label;
-use crate::render::{fig, flags, knee, method, num, order};
+use crate::render::{fig, flags, knee, latency_knee, method, num, order};
 use crate::state::{Run, State, Status};
 use crate::words;
 use report::html::{
@@ -302,7 +302,7 @@ struct Metric {
     run: fn(&RunFigures) -> Option<f64>,
 }
 
-const METRICS: [Metric; 5] = [
+const METRICS: [Metric; 8] = [
     Metric {
         key: "throughput",
         title: "Throughput",
@@ -347,6 +347,33 @@ const METRICS: [Metric; 5] = [
         scale: 1000.0,
         of: |p| &p.server_cpu_ms,
         run: |r| r.server_cpu_ms,
+    },
+    Metric {
+        key: "server-cpu",
+        title: "Server CPU busy",
+        note: "The server's mean CPU busy over each run, as a share of all its CPUs (--monitor system, node: or ssh:).",
+        unit: Unit::Cpu,
+        scale: 1.0,
+        of: |p| &p.server_cpu_pct,
+        run: |r| r.server_cpu_pct,
+    },
+    Metric {
+        key: "load",
+        title: "Server load per CPU",
+        note: "The highest 1-minute load average per CPU during each run (seed 002's `uptime`); above 1 work waits for a CPU.",
+        unit: Unit::Ratio,
+        scale: 1.0,
+        of: |p| &p.load_per_cpu,
+        run: |r| r.load_per_cpu,
+    },
+    Metric {
+        key: "workers",
+        title: "Busy workers",
+        note: "The most workers busy at once during each run, from the status page (php-fpm active processes, Apache busy workers).",
+        unit: Unit::Count,
+        scale: 1.0,
+        of: |p| &p.workers_busy,
+        run: |r| r.workers_busy,
     },
 ];
 
@@ -492,37 +519,51 @@ fn charts(state: &State, a: &Analysis, lang: Lang) -> Charts {
     );
     let wide = numeric && lo > 0.0 && hi / lo > 10.0;
     // A geometric sweep (1, 2, 4…) reads best on a log axis.
-    let geometric = wide && {
-        let mut ratios: Vec<f64> = x.values.windows(2).map(|p| p[1] / p[0]).collect();
-        ratios.sort_by(f64::total_cmp);
-        ratios.get(ratios.len() / 2).is_some_and(|r| *r >= 1.5)
-    };
+    let geometric = wide && crate::analysis::geometric(&x.values);
     let fits: Vec<_> = a
         .sweeps
         .iter()
         .filter(|f| numeric && f.usl.is_some())
         .collect();
-    let marks: Vec<Mark> = if numeric {
+    // The knees: where throughput stops growing (on the throughput chart)
+    // and where p99 departs (on the latency charts).
+    let knee_marks = |latency: bool| -> Vec<Mark> {
+        if !numeric {
+            return Vec::new();
+        }
         a.sweeps
             .iter()
             .filter_map(|f| {
-                let k = f.knee?;
+                let k = if latency { f.latency_knee? } else { f.knee? };
                 let g = groups.iter().find(|g| g.target == f.target)?;
+                let label = if latency {
+                    trf(
+                        lang,
+                        "{} of {} departs: {}",
+                        &[&f.latency_metric, &state.targets[f.target], &num(k)],
+                    )
+                } else {
+                    trf(lang, "knee of {}: {}", &[&state.targets[f.target], &num(k)])
+                };
                 Some(Mark {
                     x: k,
-                    label: trf(lang, "knee of {}: {}", &[&state.targets[f.target], &num(k)]),
+                    label,
                     color: g.color,
                 })
             })
             .collect()
-    } else {
-        Vec::new()
     };
+    let (throughput_marks, latency_marks) = (knee_marks(false), knee_marks(true));
     let mut out = Charts {
         drawn: Vec::new(),
         missing: Vec::new(),
     };
     for m in &METRICS {
+        let marks = match m.key {
+            "throughput" => throughput_marks.clone(),
+            "p50" | "p99" => latency_marks.clone(),
+            _ => Vec::new(),
+        };
         let build = |curve: bool| -> Chart {
             // The x values: the measured ones, and between them a fitted
             // curve's.
@@ -596,7 +637,11 @@ fn charts(state: &State, a: &Analysis, lang: Lang) -> Charts {
             }
             if !marks.is_empty() {
                 note.push_str(sep);
-                note.push_str(t("The vertical line marks the knee: beyond it throughput grows much more slowly."));
+                note.push_str(t(if m.key == "throughput" {
+                    "The vertical line marks the knee: beyond it throughput grows much more slowly."
+                } else {
+                    "The vertical line marks where latency departs: beyond it latency climbs steeply."
+                }));
             }
             Chart {
                 id: format!("lab-{}", m.key),
@@ -744,6 +789,9 @@ fn scalability(w: &mut impl Write, state: &State, a: &Analysis, lang: Lang) -> i
         writeln!(w, "<li>{}</li>", esc(&usl))?;
         if let Some(k) = f.knee {
             writeln!(w, "<li>{}</li>", esc(&knee(&f.param, k, lang)))?;
+        }
+        if let Some(k) = f.latency_knee {
+            writeln!(w, "<li>{}</li>", esc(&latency_knee(f, k, lang)))?;
         }
         if !f.excluded.is_empty() {
             writeln!(

@@ -1,7 +1,7 @@
 //! An experiment's analysis as text, Markdown and CSV (text and Markdown
 //! in English or Chinese; CSV is for machines).
 
-use crate::analysis::{Analysis, Figure, PointStats};
+use crate::analysis::{Analysis, Figure, PointStats, SweepFit};
 use crate::experiment::point_label;
 use crate::state::{State, Status};
 use crate::words;
@@ -166,6 +166,15 @@ pub(crate) fn knee(param: &str, k: f64, lang: Lang) -> String {
     )
 }
 
+/// Where a sweep's latency departs, in a sentence.
+pub(crate) fn latency_knee(f: &SweepFit, k: f64, lang: Lang) -> String {
+    trf(
+        lang,
+        "{} departs at {} = {}: beyond it latency climbs steeply",
+        &[&f.latency_metric, &f.param, &num(k)],
+    )
+}
+
 /// The whole analysis, for a terminal.
 pub fn text(state: &State, a: &Analysis) -> String {
     text_in(state, a, Lang::En)
@@ -310,6 +319,9 @@ pub fn text_in(state: &State, a: &Analysis, lang: Lang) -> String {
         if let Some(k) = f.knee {
             let _ = writeln!(s, "  {}", knee(&f.param, k, lang));
         }
+        if let Some(k) = f.latency_knee {
+            let _ = writeln!(s, "  {}", latency_knee(f, k, lang));
+        }
         if !f.excluded.is_empty() {
             let _ = writeln!(
                 s,
@@ -423,6 +435,17 @@ pub fn markdown_in(state: &State, a: &Analysis, lang: Lang) -> String {
                 s,
                 "- {}",
                 trf(lang, "knee at {} = {}", &[&f.param, &num(k)])
+            );
+        }
+        if let Some(k) = f.latency_knee {
+            let _ = writeln!(
+                s,
+                "- {}",
+                trf(
+                    lang,
+                    "{} departs at {} = {}",
+                    &[&f.latency_metric, &f.param, &num(k)]
+                )
             );
         }
     }

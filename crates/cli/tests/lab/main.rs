@@ -266,6 +266,15 @@ fn a_concurrency_sweep_finds_the_pools_knee() {
             (knee - workers).abs() <= workers * 0.1,
             "knee {knee} for a pool of {workers}: {text}"
         );
+        // Latency departs where the pool fills: beyond K connections
+        // requests queue and p99 grows with N / K.
+        let departs = s["latency_knee"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no latency knee: {text}"));
+        assert_eq!(
+            departs, workers,
+            "latency departs at {departs} for {workers}: {text}"
+        );
         // Throughput at the top is the pool's capacity (K × 1000 / 10 ms).
         let top = s["points"].as_array().unwrap().last().unwrap()[1]
             .as_f64()
@@ -276,6 +285,7 @@ fn a_concurrency_sweep_finds_the_pools_knee() {
         );
     }
     assert!(text.contains("knee at connections = 8"), "{text}");
+    assert!(text.contains("p50 departs at connections = 8"), "{text}");
     // The order was randomized within each block, not ascending.
     let state: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("experiment.json")).unwrap())

@@ -1,5 +1,6 @@
 //! The knee of a concave increasing curve (throughput against concurrency):
-//! the point past which more concurrency buys little.
+//! the point past which more concurrency buys little; and of a convex
+//! increasing one (latency against concurrency): where latency departs.
 
 /// The x of the knee of a concave increasing curve by Kneedle (Satopää,
 /// Albrecht, Irwin & Raghavan, 2011), exactly as the `kneed` package's
@@ -20,11 +21,33 @@
 /// `None` when no point qualifies (a straight line, a convex curve), with
 /// fewer than 3 points, or when all x or all y are equal.
 pub fn knee(points: &[(f64, f64)]) -> Option<f64> {
-    const S: f64 = 1.0;
+    let (pts, xn, yn) = normalized(points)?;
+    let diff: Vec<f64> = yn.iter().zip(&xn).map(|(y, x)| y - x).collect();
+    detect(&xn, &diff).map(|i| pts[i].0)
+}
+
+/// The x of the knee of a convex increasing curve (latency against
+/// concurrency: flat while the server has room, then climbing), exactly as
+/// `kneed`'s `KneeLocator(x, y, curve='convex', direction='increasing', S=1,
+/// online=False, interp_method='interp1d')` (reference section
+/// `knee_convex`): kneed mirrors the normalized curve into a concave one —
+/// y' = flip(1 − y_n), x' = flip(1 − x_n) — runs the same detection on
+/// y' − x', and reads the knee's x from the other end (`x[-(i + 1)]`).
+/// `None` as for [`knee`].
+pub fn knee_convex(points: &[(f64, f64)]) -> Option<f64> {
+    let (pts, xn, yn) = normalized(points)?;
+    let n = pts.len();
+    let xm: Vec<f64> = (0..n).map(|i| 1.0 - xn[n - 1 - i]).collect();
+    let diff: Vec<f64> = (0..n).map(|i| (1.0 - yn[n - 1 - i]) - xm[i]).collect();
+    detect(&xm, &diff).map(|i| pts[n - 1 - i].0)
+}
+
+/// The points sorted by x, with x and y normalized to [0, 1].
+#[allow(clippy::type_complexity)]
+fn normalized(points: &[(f64, f64)]) -> Option<(Vec<(f64, f64)>, Vec<f64>, Vec<f64>)> {
     let mut pts = points.to_vec();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let n = pts.len();
-    if n < 3 {
+    if pts.len() < 3 {
         return None;
     }
     let normalize = |v: Vec<f64>| -> Option<Vec<f64>> {
@@ -35,8 +58,14 @@ pub fn knee(points: &[(f64, f64)]) -> Option<f64> {
     };
     let xn = normalize(pts.iter().map(|p| p.0).collect())?;
     let yn = normalize(pts.iter().map(|p| p.1).collect())?;
-    let diff: Vec<f64> = yn.iter().zip(&xn).map(|(y, x)| y - x).collect();
+    Some((pts, xn, yn))
+}
 
+/// Kneedle's detection on the difference curve: the index of the local
+/// maximum that makes the knee (steps 3 and 4 above).
+fn detect(xn: &[f64], diff: &[f64]) -> Option<usize> {
+    const S: f64 = 1.0;
+    let n = diff.len();
     let prev = |i: usize| diff[i.saturating_sub(1)];
     let next = |i: usize| diff[(i + 1).min(n - 1)];
     let is_max: Vec<bool> = (0..n)
@@ -64,7 +93,7 @@ pub fn knee(points: &[(f64, f64)]) -> Option<f64> {
             active = false;
         }
         if active && diff[i + 1] < threshold {
-            return Some(pts[threshold_index].0);
+            return Some(threshold_index);
         }
     }
     None
@@ -83,6 +112,17 @@ mod tests {
             let ys = floats(&case["y"]);
             let points: Vec<(f64, f64)> = xs.into_iter().zip(ys).collect();
             assert_eq!(knee(&points), case["knee"].as_f64(), "{name}");
+        }
+    }
+
+    #[test]
+    fn convex_knee_matches_kneed() {
+        for case in reference()["knee_convex"].as_array().unwrap() {
+            let name = case["name"].as_str().unwrap();
+            let xs = floats(&case["x"]);
+            let ys = floats(&case["y"]);
+            let points: Vec<(f64, f64)> = xs.into_iter().zip(ys).collect();
+            assert_eq!(knee_convex(&points), case["knee"].as_f64(), "{name}");
         }
     }
 

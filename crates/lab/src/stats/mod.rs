@@ -22,7 +22,7 @@
 //!   [`batch_means_ci`] for an interval on its throughput, [`enough_for`]
 //!   for whether a percentile has enough samples behind it;
 //! * look across concurrencies: [`usl_fit`] (Universal Scalability Law) and
-//!   [`knee`] (Kneedle).
+//!   [`knee`] and [`knee_convex`] (Kneedle).
 //!
 //! Reference values come from SciPy, statsmodels and kneed, computed once by
 //! `crates/lab/reference/make_reference.py` into `reference.json`; the unit
@@ -45,7 +45,7 @@ pub use blocks::{block_bootstrap_quantile_ci, decode_intervals, MIN_BLOCKS};
 pub use compare::{
     apply_holm, bootstrap_ratio_ci, compare, verdict, Compare, Comparison, Verdict, RESAMPLES,
 };
-pub use knee::knee;
+pub use knee::{knee, knee_convex};
 pub use rank::{holm, mann_whitney, min_p_with, min_per_side_for, MannWhitney};
 pub use rng::{shuffle, splitmix64, Rng};
 pub use summary::{
