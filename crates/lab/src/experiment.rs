@@ -106,6 +106,8 @@ pub struct Target {
     pub before: Option<String>,
     pub after: Option<String>,
     pub run: Vec<Opt>,
+    /// Where it is in the file.
+    pub pos: Pos,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,8 +146,23 @@ pub struct Stop {
 /// One point of the sweep: a value per parameter, in the sweep's order.
 pub type Point = Vec<(String, String)>;
 
-/// Checks one option's words as `yace run` would take them.
-pub type Validate<'a> = &'a dyn Fn(&[String]) -> Result<(), String>;
+/// What the CLI checks for the lab, with `yace run`'s (and `yace
+/// find-max`'s) own parsers.
+#[derive(Debug, Clone, Copy)]
+pub enum Check<'a> {
+    /// One option's words, alone: a known flag with a value of its type
+    /// (`find-max` first for `[find_max]`'s).
+    Option(&'a [String]),
+    /// One run's words as the lab will run it: the URL or `-f FILE`, every
+    /// option, the length. Options that only make sense together (a ramp
+    /// beside a scenario's users) are judged here, together.
+    Run(&'a [String]),
+    /// One search of a find-max experiment: the run's words and the search's.
+    Search(&'a [String], &'a [String]),
+}
+
+/// Checks options and runs; an error is one problem a line.
+pub type Validate<'a> = &'a dyn Fn(Check) -> Result<(), String>;
 
 const TOP: &[&str] = &[
     "name",
@@ -206,6 +223,9 @@ pub fn parse(
     let root = doc::parse(text, format, origin)?;
     let mut s = Sink::new(origin);
     let e = build(&root, origin, &mut s, validate);
+    if let Some(e) = e.as_ref().filter(|_| s.is_empty()) {
+        check_runs(e, &mut s, validate);
+    }
     match e {
         Some(e) if s.is_empty() => Ok(e),
         _ => {
@@ -338,7 +358,7 @@ fn find_max(s: &mut Sink, node: &Node, validate: Validate) -> Vec<Opt> {
         };
         let mut check = vec!["find-max".to_string()];
         check.extend(words.iter().cloned());
-        if let Err(msg) = validate(&check) {
+        if let Err(msg) = validate(Check::Option(&check)) {
             s.err(e.value.pos, format!("{}: {msg}", e.key));
             continue;
         }
@@ -430,7 +450,7 @@ fn targets(s: &mut Sink, top: &Fields, origin: &str, validate: Validate) -> Vec<
                     _ => doc::strings(s, n, "monitor"),
                 };
                 for spec in &specs {
-                    if let Err(e) = validate(&["--monitor".into(), spec.clone()]) {
+                    if let Err(e) = validate(Check::Option(&["--monitor".into(), spec.clone()])) {
                         s.err(n.pos, e);
                     }
                 }
@@ -457,6 +477,7 @@ fn targets(s: &mut Sink, top: &Fields, origin: &str, validate: Validate) -> Vec<
             before,
             after,
             run,
+            pos: t.pos,
         });
     }
     out
@@ -482,7 +503,7 @@ fn options(s: &mut Sink, node: &Node, what: &str, validate: Validate) -> Vec<Opt
         let Some(words) = option_words(s, &e.key, &e.value) else {
             continue;
         };
-        if let Err(msg) = validate(&words) {
+        if let Err(msg) = validate(Check::Option(&words)) {
             s.err(e.value.pos, format!("{}: {msg}", e.key));
             continue;
         }
@@ -567,7 +588,7 @@ fn sweep(s: &mut Sink, node: &Node, validate: Validate) -> Sweep {
         };
         if !var {
             for v in &vals {
-                if let Err(msg) = validate(&[flag(&name), v.clone()]) {
+                if let Err(msg) = validate(Check::Option(&[flag(&name), v.clone()])) {
                     s.err(e.value.pos, format!("{name} = {v}: {msg}"));
                 }
             }
@@ -725,7 +746,82 @@ fn compare(s: &mut Sink, node: Option<&Node>, targets: &[Target]) -> (usize, f64
     (baseline, practical)
 }
 
+/// Every distinct run the experiment will do, checked whole; each problem is
+/// reported once, at the option it names (else at the target), with the
+/// first target and point it appeared at.
+fn check_runs(e: &Experiment, s: &mut Sink, validate: Validate) {
+    let mut seen: Vec<(Pos, String)> = Vec::new();
+    for (t, target) in e.targets.iter().enumerate() {
+        for point in e.points() {
+            let argv = e.argv(t, &point);
+            let result = match &e.find_max {
+                Some(search) => {
+                    let words: Vec<String> = search.iter().flat_map(|o| o.words.clone()).collect();
+                    validate(Check::Search(&argv, &words))
+                }
+                None => {
+                    let mut run = argv.clone();
+                    run.extend(e.length_words(false));
+                    validate(Check::Run(&run))
+                }
+            };
+            let Err(msg) = result else { continue };
+            for line in msg.lines().filter(|l| !l.trim().is_empty()) {
+                let pos = e.position_of(t, &point, line).unwrap_or(target.pos);
+                if seen.iter().any(|(p, m)| *p == pos && m == line) {
+                    continue;
+                }
+                seen.push((pos, line.to_string()));
+                let at = if point.is_empty() {
+                    format!("target `{}`", target.name)
+                } else {
+                    format!("target `{}` at {}", target.name, point_label(&point))
+                };
+                s.err(pos, format!("{line} (in the run of {at})"));
+            }
+        }
+    }
+}
+
 impl Experiment {
+    /// Where the option a problem names was set: the point's swept value,
+    /// the target's `[target.run]`, or `[run]`. The problem names it first,
+    /// as `yace run` spells it (`--ramp-up/--ramp-down: …`, `-c/--connections: …`).
+    fn position_of(&self, target: usize, point: &Point, problem: &str) -> Option<Pos> {
+        let head = problem.split(": ").next().unwrap_or("");
+        let names = |flag: &str| {
+            head.split('/')
+                .any(|h| h.trim() == flag || h.trim().starts_with(&format!("{flag} ")))
+        };
+        if let Some((k, _)) = point
+            .iter()
+            .find(|(k, _)| !k.starts_with("var.") && names(&flag(k)))
+        {
+            return self
+                .sweep
+                .params
+                .iter()
+                .find(|p| &p.name == k)
+                .map(|p| p.pos);
+        }
+        self.targets[target]
+            .run
+            .iter()
+            .rev()
+            .chain(self.run.iter().rev())
+            .find(|o| o.words.first().is_some_and(|w| names(w)))
+            .map(|o| o.pos)
+    }
+
+    /// The length's words for one run (`-d`, or `-n`), or for its warm-up.
+    pub fn length_words(&self, warmup: bool) -> Vec<String> {
+        match (warmup, self.length, self.warmup) {
+            (true, _, Some(w)) => vec!["-d".into(), format!("{}ms", w.as_millis())],
+            (_, Length::Duration(d), _) => vec!["-d".into(), format!("{}ms", d.as_millis())],
+            (_, Length::Requests(n), _) => vec!["-n".into(), n.to_string()],
+        }
+    }
+
     /// The sweep's points, in the file's order (one empty point without a sweep).
     pub fn points(&self) -> Vec<Point> {
         let params = &self.sweep.params;
@@ -861,7 +957,7 @@ pub fn point_label(point: &Point) -> String {
 mod tests {
     use super::*;
 
-    fn ok(_: &[String]) -> Result<(), String> {
+    fn ok(_: Check) -> Result<(), String> {
         Ok(())
     }
 
@@ -957,11 +1053,12 @@ errors = "lots"
 
     #[test]
     fn options_are_checked_by_the_callers_parser() {
-        let refuse = |w: &[String]| -> Result<(), String> {
-            if w.iter().any(|x| x == "--bogus") {
-                Err("unknown option --bogus".into())
-            } else {
-                Ok(())
+        let refuse = |c: Check| -> Result<(), String> {
+            match c {
+                Check::Option(w) if w.iter().any(|x| x == "--bogus") => {
+                    Err("unknown option --bogus".into())
+                }
+                _ => Ok(()),
             }
         };
         let e = parse(
@@ -976,5 +1073,51 @@ errors = "lots"
                 .contains("e.toml:2:9: bogus: unknown option --bogus"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn whole_runs_are_checked_together_and_their_problems_placed() {
+        // A stand-in for `yace run`'s plan: a ramp needs users, and
+        // --connections 0 is refused; each run's words arrive whole.
+        let judge = |c: Check| -> Result<(), String> {
+            let Check::Run(w) = c else { return Ok(()) };
+            let mut problems = Vec::new();
+            if w.iter().any(|x| x == "--ramp-up") && !w.iter().any(|x| x == "--users") {
+                problems.push("--ramp-up/--ramp-down: apply to --users");
+            }
+            if w.windows(2).any(|p| p[0] == "--connections" && p[1] == "0") {
+                problems.push("-c/--connections: must be at least 1");
+            }
+            assert!(
+                w.iter().any(|x| x == "-d"),
+                "the run's length is part of it: {w:?}"
+            );
+            if problems.is_empty() {
+                Ok(())
+            } else {
+                Err(problems.join("\n"))
+            }
+        };
+        let text = "duration = \"2s\"\n[run]\nramp_up = \"1s\"\n\
+                    [[target]]\nname = \"a\"\nurl = \"http://x/\"\n\
+                    [[target]]\nname = \"b\"\nurl = \"http://y/\"\n\
+                    [target.run]\nusers = 5\n\
+                    [sweep]\nconnections = [0, 2]\n";
+        let e = parse(text, doc::Format::Toml, "e.toml", &judge).unwrap_err();
+        let e = e.to_string();
+        // Target a has no users: the ramp is refused once, at [run]'s key,
+        // though it fails at both points; target b has users: no complaint.
+        assert_eq!(e.matches("apply to --users").count(), 1, "{e}");
+        assert!(
+            e.contains("e.toml:3:1: --ramp-up/--ramp-down: apply to --users (in the run of target `a` at connections=0)"),
+            "{e}"
+        );
+        // The bad swept value is placed at the sweep's key, once.
+        assert_eq!(e.matches("must be at least 1").count(), 1, "{e}");
+        assert!(e.contains("e.toml:13:1: -c/--connections"), "{e}");
+        // Options that are fine together pass.
+        let fine = "duration = \"2s\"\n[run]\nramp_up = \"1s\"\nusers = 5\n\
+                    [[target]]\nname = \"a\"\nurl = \"http://x/\"\n";
+        assert!(parse(fine, doc::Format::Toml, "e.toml", &judge).is_ok());
     }
 }

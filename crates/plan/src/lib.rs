@@ -341,7 +341,12 @@ impl PlanBuilder {
                 self.error(Field::Threads, "must be at least 1", None);
             }
             if p.load.max_connections() == 0 {
-                self.error(Field::Connections, "must be at least 1", None);
+                // Named as the user set it: users, or connections.
+                let field = match p.load {
+                    Load::Users { .. } => Field::Users,
+                    _ => Field::Connections,
+                };
+                self.error(field, "must be at least 1", None);
             }
             if p.stop.requests == Some(0) {
                 self.error(Field::Requests, "must be at least 1", None);

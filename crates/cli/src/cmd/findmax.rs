@@ -325,9 +325,21 @@ fn fmt_rate(r: f64) -> String {
 }
 
 /// Runs the command; returns the exit code.
-pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
-    refuse_run_flags(&a)?;
-    // Every SLO and frontier level checked in one round, before anything starts.
+/// A search's SLOs, monitors and configuration, every flag checked in one
+/// round before anything starts.
+#[allow(clippy::type_complexity)]
+fn checked(
+    a: &FindMaxArgs,
+) -> Result<
+    (
+        Vec<stats::threshold::Threshold>,
+        Vec<stats::threshold::Threshold>,
+        monitor::Config,
+        (Config, f64, Duration),
+    ),
+    Failure,
+> {
+    refuse_run_flags(a)?;
     let ((slos, frontier), monitors) = crate::failure::both(
         crate::failure::both(
             flags::thresholds_of("--slo", &a.slo, None),
@@ -337,17 +349,28 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
     )?;
     flags::monitored("--slo", &slos, &monitors)?;
     flags::monitored("--frontier", &frontier, &monitors)?;
-    let (cfg, budget_s, cool_down) = config(&a)?;
-    // The request flags are checked once, before anything starts.
+    let cfg = config(a)?;
+    // The request flags, as the first trial will use them.
     let mut probe_args = a.run.clone();
-    probe_args.rate = Some(format!("{}", cfg.start_rate));
-    probe_args.duration = Some(format!("{}ms", (cfg.short_s * 1000.0) as u64));
+    probe_args.rate = Some(format!("{}", cfg.0.start_rate));
+    probe_args.duration = Some(format!("{}ms", (cfg.0.short_s * 1000.0) as u64));
     let check_url = a
         .run
         .url
         .clone()
         .unwrap_or_else(|| "http://127.0.0.1/".into());
     flags::run_plan(&probe_args, &check_url).map_err(|e| usage(e.render(&RunFlags)))?;
+    Ok((slos, frontier, monitors, cfg))
+}
+
+/// Checks a search's arguments as [`run`] would, starting nothing (the lab
+/// checks its find-max experiments with it).
+pub fn check(a: &FindMaxArgs) -> Result<(), Failure> {
+    checked(a).map(|_| ())
+}
+
+pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
+    let (slos, frontier, monitors, (cfg, budget_s, cool_down)) = checked(&a)?;
     let out_dir = a.out.clone();
     if let Some(dir) = &out_dir {
         std::fs::create_dir_all(dir).map_err(|e| {

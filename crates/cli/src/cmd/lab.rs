@@ -9,7 +9,7 @@ use crate::flags::{self, RunFlags};
 use crate::{exit, Failure};
 use ::run::{Job, Script, TargetChoice};
 use clap::Parser;
-use lab::experiment::{self, Experiment, Length};
+use lab::experiment::{self, Experiment};
 use lab::state::{State, Status};
 use stats::RunResult;
 use std::io::Write as _;
@@ -84,7 +84,7 @@ pub fn run(a: LabArgs) -> Result<u8, Failure> {
 
 /// Reads and checks the file; its text too (for the fingerprint).
 fn load(file: &Path) -> Result<(Experiment, String), Failure> {
-    let validate = |words: &[String]| check_words(words);
+    let validate = |c: experiment::Check| check_words(c);
     let e = experiment::load(file, &validate).map_err(|d| Failure::usage(d.to_string()))?;
     let text = std::fs::read_to_string(file).unwrap_or_default();
     Ok((e, text))
@@ -120,33 +120,37 @@ fn run_args(argv: &[String]) -> Result<RunArgs, String> {
     }
 }
 
-/// One option's words, checked by clap and by `yace run`'s plan (or by
-/// `yace find-max`'s parser, for `[find_max]`'s: `find-max` first).
-fn check_words(words: &[String]) -> Result<(), String> {
-    if words.first().map(String::as_str) == Some("find-max") {
-        // One option at a time: the required --slo is stood in for.
-        let mut search = words[1..].to_vec();
-        if !search.iter().any(|w| w == "--slo") {
-            search.extend(["--slo".to_string(), "p99<1s".to_string()]);
+/// The lab's checks, by `yace run`'s and `yace find-max`'s own parsers: an
+/// option alone by clap (a known flag, a value of its type), a whole run as
+/// it will be done (its plan, scenario, thresholds and monitors together),
+/// a search as `yace find-max` will start it.
+fn check_words(check: experiment::Check) -> Result<(), String> {
+    match check {
+        experiment::Check::Option(words) => {
+            if words.first().map(String::as_str) == Some("find-max") {
+                // The required --slo is stood in for.
+                let mut search = words[1..].to_vec();
+                if !search.iter().any(|w| w == "--slo") {
+                    search.extend(["--slo".to_string(), "p99<1s".to_string()]);
+                }
+                return find_max_args(&["http://127.0.0.1/".to_string()], &search).map(|_| ());
+            }
+            let mut argv = vec!["http://127.0.0.1/".to_string()];
+            argv.extend_from_slice(words);
+            let a = run_args(&argv)?;
+            flags::monitors(&a.monitor.monitor, &a.monitor.interval)
+                .map(|_| ())
+                .map_err(|f| f.message)
         }
-        return find_max_args(&["http://127.0.0.1/".to_string()], &search).map(|_| ());
-    }
-    let mut argv = vec!["http://127.0.0.1/".to_string()];
-    argv.extend_from_slice(words);
-    let a = run_args(&argv)?;
-    flags::run_plan(&a, "http://127.0.0.1/")
-        .map(|_| ())
-        .map_err(|d| d.render(&RunFlags))?;
-    flags::monitors(&a.monitor.monitor, &a.monitor.interval)
-        .map(|_| ())
-        .map_err(|f| f.message)
-}
-
-fn length_words(e: &Experiment, warmup: bool) -> Vec<String> {
-    match (warmup, e.length, e.warmup) {
-        (true, _, Some(w)) => vec!["-d".into(), format!("{}ms", w.as_millis())],
-        (_, Length::Duration(d), _) => vec!["-d".into(), format!("{}ms", d.as_millis())],
-        (_, Length::Requests(n), _) => vec!["-n".into(), n.to_string()],
+        experiment::Check::Run(argv) => {
+            let a = run_args(argv)?;
+            flags::monitors(&a.monitor.monitor, &a.monitor.interval).map_err(|f| f.message)?;
+            job_parts(&a).map(|_| ()).map_err(|f| f.message)
+        }
+        experiment::Check::Search(run, search) => {
+            let a = find_max_args(run, search)?;
+            super::findmax::check(&a).map_err(|f| f.message)
+        }
     }
 }
 
@@ -168,7 +172,7 @@ fn dry_run(e: &Experiment, state: &State) {
                 "yace find-max"
             }
             None => {
-                argv.extend(length_words(e, false));
+                argv.extend(e.length_words(false));
                 "yace run"
             }
         };
@@ -264,13 +268,13 @@ fn hook(what: &str, cmd: &str, target: &str, point: &experiment::Point) -> Resul
     }
 }
 
-/// One `yace run` of the experiment, quietly; `None` if it was interrupted.
-fn one_run(argv: &[String]) -> Result<RunResult, Failure> {
-    let a = run_args(argv).map_err(Failure::usage)?;
-    let monitors = flags::monitors(&a.monitor.monitor, &a.monitor.interval)?;
-    // A scenario target (`-f`): its journeys, against the given URL or its
-    // own base, as `yace run -f` does.
-    let (plan, thresholds, script, url) = match &a.file {
+/// A run's plan, thresholds, script and URL from its arguments, as `yace
+/// run` builds them: a scenario target (`-f`) runs its journeys against
+/// the given URL or its own base.
+fn job_parts(
+    a: &RunArgs,
+) -> Result<(plan::Plan, Vec<stats::threshold::Threshold>, Script, String), Failure> {
+    match &a.file {
         Some(file) => {
             let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
             let sc = scenario::load_with_base(file, &env, a.url.as_deref())
@@ -281,23 +285,28 @@ fn one_run(argv: &[String]) -> Result<RunResult, Failure> {
                     file.display()
                 ))
             })?;
-            let plan = flags::scenario_plan(&a, &sc, &url)
-                .map_err(|d| Failure::usage(d.render(&RunFlags)))?;
-            let thresholds = flags::scenario_thresholds(&a, &sc, file)?;
-            (plan, thresholds, Script::Scenario(Box::new(sc)), url)
+            let (plan, thresholds) = crate::failure::both(
+                flags::scenario_plan(a, &sc, &url).map_err(|d| Failure::usage(d.render(&RunFlags))),
+                flags::scenario_thresholds(a, &sc, file),
+            )?;
+            Ok((plan, thresholds, Script::Scenario(Box::new(sc)), url))
         }
         None => {
             let url = a.url.clone().unwrap_or_default();
-            let plan =
-                flags::run_plan(&a, &url).map_err(|d| Failure::usage(d.render(&RunFlags)))?;
-            (
-                plan,
-                flags::thresholds(&a.thresholds, None)?,
-                Script::Request,
-                url,
-            )
+            let (plan, thresholds) = crate::failure::both(
+                flags::run_plan(a, &url).map_err(|d| Failure::usage(d.render(&RunFlags))),
+                flags::thresholds(&a.thresholds, None),
+            )?;
+            Ok((plan, thresholds, Script::Request, url))
         }
-    };
+    }
+}
+
+/// One `yace run` of the experiment, quietly; `None` if it was interrupted.
+fn one_run(argv: &[String]) -> Result<RunResult, Failure> {
+    let a = run_args(argv).map_err(Failure::usage)?;
+    let monitors = flags::monitors(&a.monitor.monitor, &a.monitor.interval)?;
+    let (plan, thresholds, script, url) = job_parts(&a)?;
     let prepared = ::run::prepare(Job {
         plan,
         target: TargetChoice::Url(url),
@@ -394,13 +403,13 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
         if e.warmup.is_some() {
             let mut warm = argv.clone();
             strip_monitors(&mut warm); // not recorded: nothing to watch
-            warm.extend(length_words(e, true));
+            warm.extend(e.length_words(true));
             let w = one_run(&warm);
             if matches!(&w, Ok(r) if r.end.partial) {
                 break;
             }
         }
-        argv.extend(length_words(e, false));
+        argv.extend(e.length_words(false));
         state.runs[i].started_at =
             Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string());
         let outcome = one_run(&argv);

@@ -455,6 +455,78 @@ fn a_bad_experiment_is_refused_with_every_problem_and_its_place() {
 }
 
 #[test]
+fn options_are_judged_together_as_each_run_will_use_them() {
+    // A ramp in [run] is right beside a scenario's users and wrong beside a
+    // URL target without users: judged per run, not per option alone.
+    let dir = fresh_dir("combos");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("journey.toml"),
+        "base = \"http://127.0.0.1:9/\"\n[load]\nusers = 4\nhold = \"2s\"\n\
+         [[step]]\nname = \"home\"\nurl = \"/\"\n",
+    )
+    .unwrap();
+    let file = dir.join("exp.toml");
+    let text = |targets: &str| {
+        format!(
+            "repetitions = 1\nduration = \"4s\"\n[run]\nramp_up = \"1s\"\n{targets}\
+             [sweep]\ntimeout = [\"2s\", \"0s\"]\n"
+        )
+    };
+    std::fs::write(
+        &file,
+        text(
+            "[[target]]\nname = \"journey\"\nscenario = \"journey.toml\"\n\
+              [[target]]\nname = \"plain\"\nurl = \"http://127.0.0.1:9/\"\n",
+        ),
+    )
+    .unwrap();
+    let out = yace()
+        .args(["lab", "run"])
+        .arg(&file)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let f = file.display().to_string();
+    // The ramp: once, at its key, naming the run where it fails.
+    assert_eq!(err.matches("apply to --users").count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("{f}:4:1: --ramp-up/--ramp-down: apply to --users"))
+            && err.contains("in the run of target `plain` at timeout=2s"),
+        "{err}"
+    );
+    // The bad swept value: once, at the sweep's key.
+    assert_eq!(
+        err.matches("--timeout: must be longer than 0s").count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains(&format!("{f}:12:1: --timeout")), "{err}");
+    // Without the plain target and the bad value, the same [run] is fine.
+    std::fs::write(
+        &file,
+        text("[[target]]\nname = \"journey\"\nscenario = \"journey.toml\"\n")
+            .replace(", \"0s\"", ""),
+    )
+    .unwrap();
+    let out = yace()
+        .args(["lab", "run"])
+        .arg(&file)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{listed}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(listed.contains("--ramp-up 1s"), "{listed}");
+}
+
+#[test]
 fn the_real_stacks_compared_with_the_server_watched() {
     use harness::{Stack, StackKind};
     let nginx = Stack::start(StackKind::NginxPhpFpm);
