@@ -37,6 +37,11 @@ pub trait Flow: Send {
     /// A request of this user ended; `response` is the response, typed,
     /// when capture was asked and one arrived.
     fn ended(&mut self, user: &mut Self::User, sample: &Sample, response: Option<&Captured>);
+    /// Each iteration is a journey of its own (a scenario): under the open
+    /// model, every arrival is then a visitor who walks one, not a request.
+    fn journeys(&self) -> bool {
+        false
+    }
 }
 
 /// The flow of a plain run: the plan's request, then the think time, then

@@ -120,7 +120,7 @@ pub fn run<S: Sink, F: Flow>(
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for (w, (sink, flow)) in workers.into_iter().enumerate() {
-            let (mode, slots) = mode_for(plan, w, threads);
+            let (mode, slots) = mode_for(plan, w, threads, flow.journeys());
             let cfg = worker::WorkerConfig {
                 addr,
                 socket: &plan.socket,
@@ -162,7 +162,9 @@ pub fn run<S: Sink, F: Flow>(
 /// How worker `w` of `threads` gets its work, and how many slots it has.
 /// Users (and closed-model connections) are dealt round-robin: user
 /// `w + k·threads` is this worker's slot k.
-fn mode_for(plan: &Plan, w: usize, threads: usize) -> (worker::Mode, usize) {
+/// The open model gives each arrival a request, or, for a flow of
+/// `journeys`, a visitor who walks one journey.
+fn mode_for(plan: &Plan, w: usize, threads: usize, journeys: bool) -> (worker::Mode, usize) {
     // HTTP/2: each connection carries `streams` slots.
     let per = plan.http2.map_or(1, |h| h.streams as usize);
     let share = |total: u64| {
@@ -186,7 +188,12 @@ fn mode_for(plan: &Plan, w: usize, threads: usize) -> (worker::Mode, usize) {
                 Late::Drop { after } => Some(after.as_nanos() as u64),
                 Late::CatchUp => None,
             };
-            (worker::Mode::Pooled { drop_after }, share(*max_inflight))
+            let mode = if journeys {
+                worker::Mode::Visits { drop_after }
+            } else {
+                worker::Mode::Pooled { drop_after }
+            };
+            (mode, share(*max_inflight))
         }
         Load::Users { stages, pacing, .. } => {
             let timeline = Timeline::new(stages.clone());

@@ -20,6 +20,10 @@ impl ScenarioFlow {
 impl Flow for ScenarioFlow {
     type User = User;
 
+    fn journeys(&self) -> bool {
+        true
+    }
+
     fn user(&mut self, index: u64) -> User {
         self.runner.new_user(index)
     }

@@ -418,6 +418,7 @@ impl Prepared {
         let mut busiest: f64 = 0.0;
         let mut opened = 0;
         let mut not_yet_due = Some(0);
+        let mut visits: Option<u64> = None;
         let mut server_software = None;
         let mut tls = (plan.target.scheme == plan::Scheme::Https).then_some(stats::TlsInfo {
             version: None,
@@ -439,6 +440,9 @@ impl Prepared {
             busiest = busiest.max(rep.cpu_ns as f64 / rep.wall_ns.max(1) as f64);
             opened += rep.connections_opened;
             not_yet_due = not_yet_due.zip(rep.not_yet_due).map(|(a, b)| a + b);
+            if let Some(v) = rep.visits {
+                *visits.get_or_insert(0) += v;
+            }
             if let Some(t) = tls.as_mut() {
                 t.resumed_handshakes += rep.tls_resumed;
                 t.full_handshakes += rep.tls_full;
@@ -493,6 +497,7 @@ impl Prepared {
                 threads,
                 connections_opened: opened,
                 not_yet_due,
+                visits,
                 server_software,
                 step_names: step_names.to_vec(),
                 checks: Vec::new(),

@@ -44,6 +44,9 @@ impl From<Stage> for plan::RateStage {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Overrides {
     pub users: Option<u64>,
+    /// The open model instead of the file's load: visitors arriving at this
+    /// many per second, each walking one journey (ramps as for users).
+    pub rate: Option<f64>,
     pub ramp_up: Option<Duration>,
     pub ramp_down: Option<Duration>,
     /// The whole run, ramps included.
@@ -113,7 +116,8 @@ impl LoadSpec {
         if let Some(p) = o.pacing {
             out.pacing = Some(p).filter(|p| !p.is_zero());
         }
-        let shape_given = o.users.is_some() || o.ramp_up.is_some() || o.ramp_down.is_some();
+        let shape_given =
+            o.users.is_some() || o.rate.is_some() || o.ramp_up.is_some() || o.ramp_down.is_some();
         if !shape_given && o.length.is_none() {
             return Ok(out);
         }
@@ -141,13 +145,22 @@ impl LoadSpec {
                 })?,
             None => self.length().saturating_sub(up0 + down0),
         };
-        for st in [&mut out.users, &mut out.rate] {
-            if st.is_empty() {
-                continue;
+        // A rate or a number of users from outside replaces the file's
+        // shape, whichever model the file had.
+        if let Some(r) = o.rate {
+            out.users.clear();
+            out.rate = ramp(up, hold, down, r);
+        } else if let Some(u) = o.users {
+            out.rate.clear();
+            out.users = ramp(up, hold, down, u as f64);
+        } else {
+            for st in [&mut out.users, &mut out.rate] {
+                if st.is_empty() {
+                    continue;
+                }
+                let peak = st.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
+                *st = ramp(up, hold, down, peak);
             }
-            let peak = st.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
-            let level = o.users.map_or(peak, |u| u as f64);
-            *st = ramp(up, hold, down, level);
         }
         out.ramps = Some((up, down));
         Ok(out)

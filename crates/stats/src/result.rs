@@ -298,6 +298,10 @@ pub struct RunFacts {
     /// Planned requests not yet due when the run stopped, as the workers
     /// counted them (None: the plan has no set number).
     pub not_yet_due: Option<u64>,
+    /// The open model with journeys: arrivals that started a visit or were
+    /// cancelled at the end. The plan's timetable then holds arrivals, each
+    /// any number of requests.
+    pub visits: Option<u64>,
     pub server_software: Option<String>,
     /// Scenario step names, by step id (empty for a plain run).
     pub step_names: Vec<String>,
@@ -379,11 +383,17 @@ impl RunResult {
         }
         let requests = t.requests() - t.count(Outcome::Dropped);
         let dropped = t.count(Outcome::Dropped);
+        // Journeys: the timetable's arrivals are visitors (the workers
+        // count those started or cancelled at the end).
+        let (started, what) = match f.visits {
+            Some(v) => (v, "arrivals"),
+            None => (requests, "requests"),
+        };
         let planned = f.plan.schedule().total();
         if let (Some(p), Some(n)) = (planned, f.not_yet_due) {
-            if requests + dropped + n != p {
+            if started + dropped + n != p {
                 warnings.push(format!(
-                    "accounting: the plan held {p} requests but {requests} started, {dropped} \
+                    "accounting: the plan held {p} {what} but {started} started, {dropped} \
                      were dropped and {n} were not yet due; this is a bug in yace, please report it"
                 ));
             }

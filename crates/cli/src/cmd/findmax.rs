@@ -59,11 +59,6 @@ fn refuse_run_flags(a: &FindMaxArgs) -> Result<(), Failure> {
         "find-max judges each trial by --slo",
     );
     no(
-        r.file.is_some(),
-        "-f/--file",
-        "a scenario's search is not built yet; search a URL",
-    );
-    no(
         r.html.is_some() || r.junit.is_some(),
         "--html/--junit",
         "find-max keeps each trial's result with --out DIR (yace report renders them)",
@@ -359,8 +354,35 @@ fn checked(
         .url
         .clone()
         .unwrap_or_else(|| "http://127.0.0.1/".into());
-    flags::run_plan(&probe_args, &check_url).map_err(|e| usage(e.render(&RunFlags)))?;
+    match scenario_of(a, Some(&check_url))? {
+        // A scenario's search: visitors arrive at the trial's rate, each
+        // walking one journey.
+        Some(sc) => {
+            let url = sc.base().map_or(check_url, |b| b.url.clone());
+            flags::scenario_plan(&probe_args, &sc, &url).map_err(|e| usage(e.render(&RunFlags)))?;
+        }
+        None => {
+            flags::run_plan(&probe_args, &check_url).map_err(|e| usage(e.render(&RunFlags)))?;
+        }
+    }
     Ok((slos, frontier, monitors, cfg))
+}
+
+/// `-f FILE`: the scenario, against the URL given (or `base`, its own
+/// base, else this one).
+fn scenario_of(a: &FindMaxArgs, base: Option<&str>) -> Result<Option<scenario::Scenario>, Failure> {
+    let Some(file) = &a.run.file else {
+        return Ok(None);
+    };
+    let env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    let mut sc = scenario::load_with_base(file, &env, a.run.url.as_deref())
+        .map_err(|d| usage(d.to_string()))?;
+    if sc.base().is_none() {
+        if let Some(b) = base {
+            sc = scenario::load_with_base(file, &env, Some(b)).map_err(|d| usage(d.to_string()))?;
+        }
+    }
+    Ok(Some(sc))
 }
 
 /// Checks a search's arguments as [`run`] would, starting nothing (the lab
@@ -381,16 +403,20 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
         })?;
     }
     let json_out = driver::create_output("--json", a.run.json.as_deref())?;
+    // A scenario with its own base needs no URL.
+    let own = scenario_of(&a, None)?.filter(|sc| sc.base().is_some());
     // The embedded target lives for the whole search.
-    let embedded = match &a.run.url {
-        Some(_) => None,
-        None => Some(driver::embedded()?),
+    let embedded = match (&a.run.url, &own) {
+        (None, None) => Some(driver::embedded()?),
+        _ => None,
     };
-    let url = match (&a.run.url, &embedded) {
-        (Some(u), _) => u.clone(),
-        (None, Some(e)) => e.url(),
-        (None, None) => unreachable!("one of the two"),
+    let url = match (&a.run.url, &own, &embedded) {
+        (Some(u), _, _) => u.clone(),
+        (None, Some(sc), _) => sc.base().map(|b| b.url.clone()).unwrap_or_default(),
+        (None, None, Some(e)) => e.url(),
+        (None, None, None) => unreachable!("one of the three"),
     };
+    let scenario = scenario_of(&a, Some(&url))?;
     if embedded.is_some() {
         eprintln!(
             "yace: no URL given, so searching the embedded target started at {url} (`yace serve`); \
@@ -433,6 +459,7 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
     let mut ctx = Trials {
         args: &a,
         url: &url,
+        scenario: scenario.as_ref(),
         out_dir: out_dir.as_deref(),
         started: Instant::now(),
         budget_s,
@@ -559,6 +586,8 @@ struct Level {
 struct Trials<'a> {
     args: &'a FindMaxArgs,
     url: &'a str,
+    /// `-f`: each trial's visitors walk its journeys.
+    scenario: Option<&'a scenario::Scenario>,
     out_dir: Option<&'a std::path::Path>,
     started: Instant,
     budget_s: f64,
@@ -600,11 +629,18 @@ impl Trials<'_> {
         let mut args = self.args.run.clone();
         args.rate = Some(format!("{}", trial.rate));
         args.duration = Some(format!("{}ms", (trial.seconds * 1000.0) as u64));
-        let plan = flags::run_plan(&args, self.url).map_err(|e| usage(e.render(&RunFlags)))?;
+        let (plan, script) = match self.scenario {
+            Some(sc) => (
+                flags::scenario_plan(&args, sc, self.url),
+                Script::Scenario(Box::new(sc.clone())),
+            ),
+            None => (flags::run_plan(&args, self.url), Script::Request),
+        };
+        let plan = plan.map_err(|e| usage(e.render(&RunFlags)))?;
         let job = Job {
             plan,
             target: TargetChoice::Url(self.url.to_string()),
-            script: Script::Request,
+            script,
             thresholds: slos.to_vec(),
             spelling: &RunFlags,
             monitors: self.monitors.clone(),

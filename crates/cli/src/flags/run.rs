@@ -13,7 +13,41 @@ use std::time::Duration;
 /// Connections when `-c` is not given.
 const DEFAULT_CONNECTIONS: u64 = 50;
 /// Open model: in-flight cap when `--max-inflight` is not given.
-const DEFAULT_MAX_INFLIGHT: u64 = 1000;
+pub(crate) const DEFAULT_MAX_INFLIGHT: u64 = 1000;
+
+/// `--rate`: a positive number per second.
+pub(crate) fn parse_rate(b: &mut PlanBuilder, s: &str) -> Option<f64> {
+    match s.trim().parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Some(r),
+        _ => {
+            b.error(
+                Field::Rate,
+                format!("'{s}' is not a positive number of requests per second"),
+                Some("e.g. --rate 1000 or --rate 2.5"),
+            );
+            None
+        }
+    }
+}
+
+/// The open model's policy for a request (or a visitor) that finds no free
+/// slot when due: `--late drop` (after `--late-after`) or `catch-up`.
+pub(crate) fn late_policy(a: &RunArgs, b: &mut PlanBuilder) -> Option<plan::Late> {
+    match a.late.as_str() {
+        "drop" => b
+            .check(parse_duration(Field::LateAfter, &a.late_after))
+            .map(|after| plan::Late::Drop { after }),
+        "catch-up" | "catchup" | "send" => Some(plan::Late::CatchUp),
+        other => {
+            b.error(
+                Field::Late,
+                format!("'{other}' is not a policy"),
+                Some("use drop or catch-up"),
+            );
+            None
+        }
+    }
+}
 
 /// `yace run`'s flags as a plan, every problem reported at once.
 pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
@@ -32,20 +66,7 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
     let timeout = b.check(parse_duration(Field::Timeout, &a.timeout));
     let limits = response_limits(&mut b, &a.max_head, &a.max_fields);
     let connect_timeout = b.check(parse_duration(Field::ConnectTimeout, &a.connect_timeout));
-    let rate = a
-        .rate
-        .as_deref()
-        .and_then(|s| match s.trim().parse::<f64>() {
-            Ok(r) if r.is_finite() && r > 0.0 => Some(r),
-            _ => {
-                b.error(
-                    Field::Rate,
-                    format!("'{s}' is not a positive number of requests per second"),
-                    Some("e.g. --rate 1000 or --rate 2.5"),
-                );
-                None
-            }
-        });
+    let rate = a.rate.as_deref().and_then(|s| parse_rate(&mut b, s));
     let request = request(
         &mut b,
         &a.method,
@@ -265,19 +286,7 @@ fn load_from(
         v.as_deref().and_then(|s| b.check(parse_duration(f, s)))
     };
     if open {
-        let late = match a.late.as_str() {
-            "drop" => dur(Field::LateAfter, &Some(a.late_after.clone()), b)
-                .map(|after| plan::Late::Drop { after }),
-            "catch-up" | "catchup" | "send" => Some(plan::Late::CatchUp),
-            other => {
-                b.error(
-                    Field::Late,
-                    format!("'{other}' is not a policy"),
-                    Some("use drop or catch-up"),
-                );
-                None
-            }
-        };
+        let late = late_policy(a, b);
         let stages: Vec<RateStage> = match (&a.stages, rate) {
             (Some(s), _) => {
                 let st: Vec<RateStage> = b

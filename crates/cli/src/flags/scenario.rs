@@ -1,7 +1,9 @@
 //! A scenario's plan and thresholds: flags win over its `[load]`.
 
 use super::parts::thresholds;
-use super::run::{parse_stages, run_plan, stages_set_the_length};
+use super::run::{
+    late_policy, parse_rate, parse_stages, run_plan, stages_set_the_length, DEFAULT_MAX_INFLIGHT,
+};
 use super::spelling::RunFlags;
 use crate::args::RunArgs;
 use crate::Failure;
@@ -16,11 +18,11 @@ use std::path::Path;
 /// was changed.
 pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diagnostics> {
     let mut b = PlanBuilder::new();
-    if a.rate.is_some() || a.stages.is_some() || !sc.load_spec().rate.is_empty() {
+    if a.stages.is_some() {
         b.error(
-            "--rate/rate",
-            "scenarios run as virtual users; the open model with a journey is not supported yet",
-            Some("use users, ramp_up and pacing in [load]"),
+            Field::RateStages,
+            "a scenario's rate stages are set in its file",
+            Some("write rate_stages in [load], or give --rate N to replace its load"),
         );
     }
     if a.think.is_some() {
@@ -42,6 +44,7 @@ pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diag
     // The rest of the flags (request, timeouts, TLS, -n, …) are checked in
     // the same round; the load flags were applied to the scenario above.
     let rest = RunArgs {
+        max_inflight: None,
         users: None,
         user_stages: None,
         ramp_up: None,
@@ -64,11 +67,52 @@ pub fn scenario_plan(a: &RunArgs, sc: &Scenario, url: &str) -> Result<Plan, Diag
     let Some(spec) = spec else {
         return Err(Diagnostics(Vec::new()));
     };
-    plan.load = Load::Users {
-        stages: spec.users.iter().map(|&s| s.into()).collect(),
-        pacing: spec.pacing,
-        // Think time comes from the scenario's steps, not from the Fixed flow.
-        think: plan::Think::None,
+    plan.load = if spec.is_open() {
+        // The open model: visitors arrive on the timetable, each walking
+        // one journey; at most max_users (--max-inflight) at once.
+        let mut b = PlanBuilder::new();
+        let late = late_policy(a, &mut b);
+        let most = a
+            .max_inflight
+            .as_deref()
+            .and_then(|s| b.check(plan::parse_count(Field::MaxInflight, s)));
+        if spec.pacing.is_some() {
+            b.error(
+                Field::Pacing,
+                "paces each user's iterations; under a rate, visitors arrive on the timetable",
+                Some("drop the pacing, or give users instead of a rate"),
+            );
+        }
+        if b.has_errors() {
+            return Err(b
+                .finish(None, &RunFlags)
+                .err()
+                .unwrap_or(Diagnostics(Vec::new())));
+        }
+        Load::Open {
+            stages: spec.rate.iter().map(|&s| s.into()).collect(),
+            max_inflight: most.or(spec.max_users).unwrap_or(DEFAULT_MAX_INFLIGHT),
+            late: late.unwrap_or_default(),
+        }
+    } else {
+        if a.max_inflight.is_some() {
+            let mut b = PlanBuilder::new();
+            b.error(
+                Field::MaxInflight,
+                "only applies to the open model",
+                Some("give the scenario a rate (--rate N, or rate in [load])"),
+            );
+            return Err(b
+                .finish(None, &RunFlags)
+                .err()
+                .unwrap_or(Diagnostics(Vec::new())));
+        }
+        Load::Users {
+            stages: spec.users.iter().map(|&s| s.into()).collect(),
+            pacing: spec.pacing,
+            // Think time comes from the scenario's steps, not from the Fixed flow.
+            think: plan::Think::None,
+        }
     };
     plan.stop.duration = Some(spec.length());
     if a.threads.is_none() {
@@ -94,6 +138,15 @@ fn load_with_flags(a: &RunArgs, sc: &Scenario, b: &mut PlanBuilder) -> Option<Lo
         .users
         .as_deref()
         .and_then(|s| b.check(plan::parse_count(Field::Users, s)));
+    let rate = a.rate.as_deref().and_then(|s| parse_rate(b, s));
+    if a.users.is_some() && a.rate.is_some() {
+        b.error(
+            Field::Rate,
+            "the open model and virtual users exclude each other",
+            Some("give -u N for users, or --rate N for visitors arriving at N/s"),
+        );
+        return None;
+    }
     let ramp_up = dur(b, Field::RampUp, &a.ramp_up);
     let ramp_down = dur(b, Field::RampDown, &a.ramp_down);
     let pacing = dur(b, Field::Pacing, &a.pacing);
@@ -125,6 +178,7 @@ fn load_with_flags(a: &RunArgs, sc: &Scenario, b: &mut PlanBuilder) -> Option<Lo
     }
     let o = Overrides {
         users,
+        rate,
         ramp_up,
         ramp_down,
         length,
@@ -135,6 +189,8 @@ fn load_with_flags(a: &RunArgs, sc: &Scenario, b: &mut PlanBuilder) -> Option<Lo
         Err(e) => {
             let field = if users.is_some() {
                 Field::Users
+            } else if rate.is_some() {
+                Field::Rate
             } else if ramp_up.is_some() {
                 Field::RampUp
             } else if ramp_down.is_some() {

@@ -1141,3 +1141,60 @@ fn find_max_answers_a_frontier_with_shared_trials() {
     let again = yace().arg("report").arg(&json).output().unwrap();
     assert!(String::from_utf8_lossy(&again.stdout).contains("p99<100ms"));
 }
+
+#[test]
+fn open_model_journeys_arrive_on_the_timetable_and_walk_every_step() {
+    // 20 visitors/s for 2 s: exactly 40 arrivals, each a new user who logs
+    // in (its own session cookie), thinks, and reads its page.
+    let _g = serial();
+    let s = server();
+    let file = support::temp_path("visitors.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "base = \"{}\"\n[load]\nrate = 20\nhold = \"2s\"\n\
+             [[step]]\nname = \"home\"\nurl = \"/?size=10\"\nthink = \"30ms\"\n\
+             [[step]]\nname = \"page\"\nurl = \"/sleep?ms=5\"\n",
+            s.url().trim_end_matches('/')
+        ),
+    )
+    .unwrap();
+    s.reset_stats();
+    let (out, r) = run("visitors", &["-f", file.to_str().unwrap(), "-d", "2s"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let st = settled(&s);
+    let steps: Vec<u64> = r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["requests"].as_u64().unwrap())
+        .collect();
+    // Every arrival walked its first step; the last ones may be cut by the
+    // end before their second (30 ms think + 5 ms).
+    assert_eq!(steps[0], 40, "{r}");
+    assert!((38..=40).contains(&steps[1]), "{steps:?}");
+    assert_eq!(
+        st.requests,
+        steps[0] + steps[1],
+        "the server saw what yace sent"
+    );
+    // Arrivals, not requests, are what the plan held: the account balances.
+    let warnings = r["warnings"].to_string();
+    assert!(!warnings.contains("accounting"), "{warnings}");
+    assert_eq!(r["plan"]["load"]["model"], "open", "{}", r["plan"]["load"]);
+    // Visitors under way, not connections, are the per-second users.
+    let most = r["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["users"].as_f64())
+        .fold(0.0, f64::max);
+    assert!(
+        most > 0.0 && most <= 10.0,
+        "at most a few visitors at once: {most}"
+    );
+}

@@ -156,3 +156,52 @@ fn find_max_per_setting_is_a_lab_step() {
         serde_json::from_str(&std::fs::read_to_string(dir.join(first)).unwrap()).unwrap();
     assert_eq!(doc["schema"], "yace.find-max.v1");
 }
+
+/// `yace find-max -f`: visitors walking a journey whose second step is a
+/// pool of 2 workers × 20 ms (`yace serve`'s /pool): at most 100 visitors/s.
+#[test]
+fn find_max_searches_a_scenarios_visitors() {
+    let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let serve = support::ServeProcess::start(&[]);
+    let file = std::env::temp_dir().join(format!("yace-visitors-{}.toml", std::process::id()));
+    std::fs::write(
+        &file,
+        format!(
+            "base = \"{}\"\n[load]\nusers = 1\n\
+             [[step]]\nname = \"home\"\nurl = \"/?size=10\"\nthink = \"10ms\"\n\
+             [[step]]\nname = \"pool\"\nurl = \"/pool?ms=20&workers=2&queue=4096\"\n",
+            serve.url("").trim_end_matches('/')
+        ),
+    )
+    .unwrap();
+    let json = std::env::temp_dir().join(format!("yace-visitors-{}.json", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_yace"))
+        .env("YACE_LANG", "en")
+        .args(["find-max", "-f"])
+        .arg(&file)
+        .args(["--slo", "p99<150ms", "--start-rate", "25"])
+        .args(["--trial", "2s", "--long-trial", "3s", "--confirm", "3s"])
+        .args(["--cool-down", "1s", "--max-time", "90s", "-t", "1"])
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&json).unwrap_or_default(),
+    )
+    .unwrap_or_else(|e| {
+        panic!(
+            "no answer ({e}): {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let _ = std::fs::remove_file(&json);
+    let _ = std::fs::remove_file(&file);
+    let a = &doc["answer"];
+    assert_eq!(a["end"], "converged", "{text}");
+    let lo = a["max_rate"].as_f64().unwrap();
+    // The pool's 100/s bounds the visitors; queueing pushes p99 past
+    // 150 ms a little before it.
+    assert!((60.0..=105.0).contains(&lo), "{lo}: {text}");
+}

@@ -13,6 +13,13 @@
 //!   asks its [`Flow`] what to do next (send, think, end the iteration) and
 //!   stops at its window's end. A closed-model connection is a user with no
 //!   think time that starts at once.
+//! - [`Visits`], the open model with journeys: the timetable says when each
+//!   *visitor* arrives; a visitor takes any free slot (its connection kept
+//!   from the last visit), is a new user of the flow (fresh cookies and
+//!   variables), walks its journey with its think times and leaves, freeing
+//!   the slot. An arrival that finds no free slot waits, or is dropped by
+//!   the plan's policy (counted once, as one dropped request); the first
+//!   request's latency counts from the arrival's due time.
 
 use super::{Mode, Transport, Worker, NEVER};
 use crate::flow::{Flow, Next};
@@ -24,6 +31,23 @@ use std::collections::BinaryHeap;
 pub(super) enum Feed {
     Pool(Pool),
     Users(Users),
+    Visits(Visits),
+}
+
+/// The open model's visitors, one at a time per slot.
+pub(super) struct Visits {
+    drop_after: Option<u64>,
+    /// Slots with no visit under way (connected or not).
+    free: Vec<u32>,
+    /// A visit is under way on the slot.
+    on: Vec<bool>,
+    /// Slots whose visitor should act now.
+    ready: Vec<u32>,
+    timers: BinaryHeap<Reverse<(u64, u32)>>,
+    /// When the pending timer for each slot fires (NEVER: none).
+    timer_at: Vec<u64>,
+    /// Visits under way.
+    live: usize,
 }
 
 /// The open model's slots.
@@ -70,6 +94,19 @@ impl Feed {
                 idle: Vec::new(),
                 closed: order(),
             }),
+            Mode::Visits { drop_after } => {
+                let free = order();
+                let n = free.len();
+                Feed::Visits(Visits {
+                    drop_after,
+                    free,
+                    on: vec![false; n],
+                    ready: Vec::new(),
+                    timers: BinaryHeap::new(),
+                    timer_at: vec![NEVER; n],
+                    live: 0,
+                })
+            }
             Mode::PerUser { windows, pacing } => {
                 let mut timers = BinaryHeap::new();
                 let clocks = windows
@@ -111,6 +148,14 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 self.drain_ready(now);
                 matches!(&self.feed, Feed::Users(u) if u.live == 0) && self.inflight == 0
             }
+            Feed::Visits(_) => {
+                self.visits_fire(now);
+                self.visits_drain(now);
+                self.arrive(now);
+                self.next_due == Due::End
+                    && matches!(&self.feed, Feed::Visits(v) if v.live == 0)
+                    && self.inflight == 0
+            }
         }
     }
 
@@ -125,6 +170,13 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 Some(Reverse((t, _))) => wake.min(*t),
                 None => wake,
             },
+            Feed::Visits(v) => {
+                let timer = v.timers.peek().map_or(wake, |Reverse((t, _))| wake.min(*t));
+                match self.next_due {
+                    Due::At(t) if !v.free.is_empty() => timer.min(t),
+                    _ => timer,
+                }
+            }
         }
     }
 
@@ -133,6 +185,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     pub(super) fn active_users(&self, now: u64) -> Option<usize> {
         match &self.feed {
             Feed::Pool(_) => None,
+            Feed::Visits(v) => Some(v.live),
             Feed::Users(u) => Some(
                 u.clocks
                     .iter()
@@ -144,7 +197,11 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
 
     /// Users are waiting to act: the loop must not sleep.
     pub(super) fn feed_pending(&self) -> bool {
-        matches!(&self.feed, Feed::Users(u) if !u.ready.is_empty())
+        match &self.feed {
+            Feed::Users(u) => !u.ready.is_empty(),
+            Feed::Visits(v) => !v.ready.is_empty(),
+            Feed::Pool(_) => false,
+        }
     }
 
     /// Slot `idx`'s request was recorded: the pool takes the slot back, a
@@ -156,6 +213,8 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             Feed::Pool(p) => p.closed.push(idx as u32),
             Feed::Users(u) if u.clocks[idx].active => u.ready.push(idx as u32),
             Feed::Users(_) => self.close(idx),
+            Feed::Visits(v) if v.on[idx] => v.ready.push(idx as u32),
+            Feed::Visits(v) => v.free.push(idx as u32),
         }
     }
 
@@ -184,6 +243,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                     self.act(idx, now, now);
                 }
             }
+            Feed::Visits(v) => {
+                if v.ready.last() == Some(&(idx as u32)) {
+                    v.ready.pop();
+                    self.visit_act(idx, now, now);
+                }
+            }
         }
     }
 
@@ -208,8 +273,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// missed only the loop's last turn), dropped when none was — and the
     /// requests not yet due are counted (None when the plan has no end).
     pub(super) fn settle(&mut self, stop_at: u64, now: u64) -> Option<u64> {
-        if let Feed::Pool(p) = &self.feed {
-            let mut free = p.idle.len() + p.closed.len();
+        let free = match &self.feed {
+            Feed::Pool(p) => Some(p.idle.len() + p.closed.len()),
+            Feed::Visits(v) => Some(v.free.len()),
+            Feed::Users(_) => None,
+        };
+        if let Some(mut free) = free {
             while let Due::At(t) = self.next_due {
                 if t >= stop_at {
                     break;
@@ -220,6 +289,11 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 } else {
                     Outcome::Dropped
                 };
+                if outcome == Outcome::Cancelled {
+                    if let Some(v) = self.report.visits.as_mut() {
+                        *v += 1; // an arrival, accounted as cancelled
+                    }
+                }
                 self.unsent(outcome, t, now);
             }
         }
@@ -404,6 +478,140 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             }
         }
         self.arm(idx, now);
+    }
+
+    // ---- the visitors (open model with journeys) ---------------------------
+
+    /// Starts a visit for every arrival that is due and finds a free slot,
+    /// at most one round over the slots per call.
+    fn arrive(&mut self, now: u64) {
+        let Feed::Visits(v) = &self.feed else { return };
+        if let Some(after) = v.drop_after {
+            while let Due::At(t) = self.next_due {
+                if t.saturating_add(after) >= now {
+                    break;
+                }
+                self.unsent(Outcome::Dropped, t, now);
+            }
+        }
+        let mut budget = self.conns.len();
+        while budget > 0 {
+            let intended = match self.next_due {
+                Due::End => return,
+                Due::At(t) if t > now => return,
+                Due::At(t) => t,
+                Due::Now => now,
+            };
+            let Feed::Visits(v) = &mut self.feed else {
+                return;
+            };
+            let Some(idx) = v.free.pop() else {
+                return;
+            };
+            let idx = idx as usize;
+            v.on[idx] = true;
+            v.live += 1;
+            budget -= 1;
+            // The visitor's global index, as users are numbered.
+            let visitor = self.cfg.user_base + self.next_j * self.cfg.user_stride;
+            self.advance();
+            if let Some(v) = self.report.visits.as_mut() {
+                *v += 1;
+            }
+            self.users[idx] = self.flow.user(visitor);
+            self.visit_act(idx, intended, now);
+        }
+    }
+
+    fn visits_fire(&mut self, now: u64) {
+        loop {
+            let Feed::Visits(v) = &mut self.feed else {
+                return;
+            };
+            let Some(&Reverse((t, idx))) = v.timers.peek() else {
+                return;
+            };
+            if t > now {
+                return;
+            }
+            v.timers.pop();
+            let i = idx as usize;
+            if v.timer_at[i] != t || !v.on[i] {
+                continue; // Superseded, or the visit ended.
+            }
+            v.timer_at[i] = NEVER;
+            self.visit_act(i, t, now);
+        }
+    }
+
+    fn visits_drain(&mut self, now: u64) {
+        let Feed::Visits(v) = &mut self.feed else {
+            return;
+        };
+        let ready = std::mem::take(&mut v.ready);
+        for &idx in &ready {
+            self.visit_act(idx as usize, now, now);
+        }
+        if let Feed::Visits(v) = &mut self.feed {
+            if v.ready.is_empty() {
+                v.ready = ready;
+                v.ready.clear();
+            }
+        }
+    }
+
+    /// Visitor `idx`'s next move: a request (latency from `due`), a think
+    /// time, or the end of its journey (the slot is free again).
+    fn visit_act(&mut self, idx: usize, due: u64, now: u64) {
+        if self.ending {
+            return;
+        }
+        if self.cfg.end_at.is_some_and(|e| now >= e) {
+            self.visit_over(idx);
+            return;
+        }
+        let next = self
+            .flow
+            .next(&mut self.users[idx], &mut self.conns[idx].job.req);
+        match next {
+            Next::Same => {
+                self.plan_request(idx);
+                self.begin(idx, due, now);
+            }
+            Next::Request {
+                step,
+                capture,
+                head,
+                idempotent,
+            } => {
+                let job = &mut self.conns[idx].job;
+                job.own_request = true;
+                job.step = step;
+                job.capture = capture;
+                job.head = head;
+                job.idempotent = idempotent;
+                self.begin(idx, due, now);
+            }
+            Next::Think(ns) => {
+                if let Feed::Visits(v) = &mut self.feed {
+                    let at = now.saturating_add(ns);
+                    v.timer_at[idx] = at;
+                    v.timers.push(Reverse((at, idx as u32)));
+                }
+            }
+            Next::EndIteration => self.visit_over(idx),
+        }
+    }
+
+    fn visit_over(&mut self, idx: usize) {
+        if let Feed::Visits(v) = &mut self.feed {
+            if v.on[idx] {
+                v.on[idx] = false;
+                v.live -= 1;
+                v.timer_at[idx] = NEVER;
+                v.free.push(idx as u32);
+            }
+        }
     }
 
     /// The user's timeline is over: close its connection.

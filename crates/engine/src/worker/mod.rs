@@ -54,6 +54,9 @@ pub(crate) enum Mode {
     /// Slots are a pool fed by the timetable; `drop_after`: late requests
     /// older than this are dropped (None: always sent, however late).
     Pooled { drop_after: Option<u64> },
+    /// The open model with journeys: the timetable's arrivals are visitors,
+    /// each a new user walking its journey on a free slot (`feed::Visits`).
+    Visits { drop_after: Option<u64> },
 }
 
 /// What a worker needs besides its sink and flow.
@@ -117,6 +120,10 @@ pub struct WorkerReport {
     /// This worker's planned requests not yet due (closed model: not yet
     /// started) when it stopped; None when the plan has no set number.
     pub not_yet_due: Option<u64>,
+    /// The open model with journeys: arrivals that started a visit, or were
+    /// cancelled at the end (the timetable's arrivals are visitors, not
+    /// requests; dropped ones are counted as dropped requests).
+    pub visits: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -296,6 +303,10 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 Transport::Http1 => (0..n as u32).rev().collect(),
             },
         );
+        let report = WorkerReport {
+            visits: matches!(feed, Feed::Visits(_)).then_some(0),
+            ..WorkerReport::default()
+        };
         Ok(Worker {
             epoll: Epoll::new()?,
             sink,
@@ -314,7 +325,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             next_due,
             buf: vec![0u8; READ_BUF].into_boxed_slice(),
             cipher: vec![0u8; if cfg.tls.is_some() { READ_BUF } else { 0 }].into_boxed_slice(),
-            report: WorkerReport::default(),
+            report,
             captured_server: false,
             ending: false,
             transport,
