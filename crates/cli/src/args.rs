@@ -548,6 +548,15 @@ pub struct CapacityArgs {
     /// such servers the load needs; alone: what that rate supports.
     #[arg(long = "find-max", value_name = "FILE", conflicts_with_all = ["supports", "result"])]
     pub find_max: Option<PathBuf>,
+    /// A `yace lab` experiment's folder: its best point's median throughput
+    /// (over its repetitions, client-bound runs left out) stands for the
+    /// measured rate, as --find-max's answer does.
+    #[arg(long = "lab", value_name = "DIR", conflicts_with_all = ["supports", "result", "find_max"])]
+    pub lab: Option<PathBuf>,
+    /// With --lab: the target whose best point is read (default: the best
+    /// of all targets).
+    #[arg(long = "target", value_name = "NAME", requires = "lab")]
+    pub lab_target: Option<String>,
     /// Language of the steps (default: YACE_LANG, else the locale, else
     /// English).
     #[arg(long = "lang", value_enum, value_name = "LANG")]

@@ -502,6 +502,8 @@ fn zh(en: &str) -> Option<&'static str> {
         "  {} req/s supports about {} page views a day with {}% in reserve." => "  {} 请求/秒约可支撑每天 {} 次页面浏览，并保留 {}% 余量。",
         "The rate to hold for {} page views a day" => "每天 {} 次页面浏览需要承受的速率",
         "  The measured maximum under {} is {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom." => "  在 {} 下测得的最高速率为 {} 请求/秒：{} 倍于峰值所需的 {} 请求/秒，含突发余量时为 {} 倍。",
+        "  The lab's best point ({}) held {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom." => "  实验中最好的测量点（{}）达到 {} 请求/秒：{} 倍于峰值所需的 {} 请求/秒，含突发余量时为 {} 倍。",
+        "{}, median of {} runs" => "{}，{} 次运行的中位数",
         "  Servers like it for this load: {} (the {} req/s with burst headroom ÷ {} req/s usable each, keeping {}% in reserve); assumes the servers share the load evenly and nothing else is the bottleneck." => "  这样的服务器需要 {} 台（含突发余量的 {} 请求/秒 ÷ 每台可用 {} 请求/秒，保留 {}% 余量）；假设负载均匀分摊，且没有其他瓶颈。",
         "  The server must hold {} req/s at the peak ({} req/s with burst headroom):" => "  服务器在峰值时必须承受 {} 请求/秒（含突发余量为 {} 请求/秒）：",
         "  run `yace run URL --rate {} -d 60s` and check the latency there." => "  运行 `yace run URL --rate {} -d 60s`，看看这个速率下的延迟。",
@@ -757,6 +759,8 @@ mod tests {
     /// here without a translation fails).
     const ALL_KEYS: &[&str] = &[
         "  The measured maximum under {} is {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom.",
+        "  The lab's best point ({}) held {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom.",
+        "{}, median of {} runs",
         "  Servers like it for this load: {} (the {} req/s with burst headroom ÷ {} req/s usable each, keeping {}% in reserve); assumes the servers share the load evenly and nothing else is the bottleneck.",
         "  {} req/s supports about {} page views a day with {}% in reserve.",
         "  The server must hold {} req/s at the peak ({} req/s with burst headroom):",

@@ -176,6 +176,19 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
             measured = searched.as_ref().map(|(m, _)| *m);
         }
     }
+    // A lab experiment: its best point's median throughput.
+    let mut lab_best: Option<(f64, String, usize)> = None;
+    if let Some(dir) = &a.lab {
+        match super::lab::best_point(dir, a.lab_target.as_deref()) {
+            Ok(best) => {
+                if views.is_none() {
+                    measured = Some(best.0);
+                }
+                lab_best = Some(best);
+            }
+            Err(e) => bad.push(format!("--lab {}: {e}", dir.display())),
+        }
+    }
     if views.is_none() && measured.is_none() && bad.is_empty() {
         bad.push(
             "give the traffic (--pageviews N) or a measured rate (--supports RATE, --result FILE)"
@@ -240,10 +253,9 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
         capped(&p, worker_rss, memory, steps.len() + 2, lang);
     }
     println!();
-    if let Some((max, slos)) = &searched {
-        let usable = max * (1.0 - headroom);
-        println!(
-            "{}",
+    let best = match (&searched, &lab_best) {
+        (Some((max, slos)), _) => Some((
+            *max,
             trf(
                 lang,
                 "  The measured maximum under {} is {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom.",
@@ -252,10 +264,29 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
                     &num(*max),
                     &times(max / peak.max(1e-9)),
                     &num(peak),
-                    &times(max / burst.max(1e-9))
-                ]
-            )
-        );
+                    &times(max / burst.max(1e-9)),
+                ],
+            ),
+        )),
+        (None, Some((max, point, n))) => Some((
+            *max,
+            trf(
+                lang,
+                "  The lab's best point ({}) held {} req/s: {}× the {} req/s required at the peak, {}× with burst headroom.",
+                &[
+                    &trf(lang, "{}, median of {} runs", &[point, n]),
+                    &num(*max),
+                    &times(max / peak.max(1e-9)),
+                    &num(peak),
+                    &times(max / burst.max(1e-9)),
+                ],
+            ),
+        )),
+        (None, None) => None,
+    };
+    if let Some((max, sentence)) = &best {
+        let usable = max * (1.0 - headroom);
+        println!("{sentence}");
         let servers = (burst / usable.max(1e-9)).ceil().max(1.0);
         println!(
             "{}",

@@ -652,6 +652,45 @@ fn progress(
     )
 }
 
+/// An experiment's best point for capacity planning: the highest median
+/// throughput (of `target`, else of any target) over points whose runs
+/// were mostly not client-bound; with which point it is, and its runs.
+pub(super) fn best_point(dir: &Path, target: Option<&str>) -> Result<(f64, String, usize), String> {
+    let state = State::load(dir)?;
+    let wanted = match target {
+        Some(name) => Some(
+            state
+                .targets
+                .iter()
+                .position(|t| t == name)
+                .ok_or_else(|| {
+                    format!(
+                        "no target `{name}` in the experiment (it has {})",
+                        state.targets.join(", ")
+                    )
+                })?,
+        ),
+        None => None,
+    };
+    let a = analyze(&state, dir);
+    a.points
+        .iter()
+        .filter(|p| wanted.is_none_or(|t| p.target == t))
+        .filter(|p| p.left_out.len() * 2 < p.runs.len().max(1))
+        .filter_map(|p| p.rps.as_ref().map(|f| (p, f)))
+        .max_by(|a, b| a.1.median.total_cmp(&b.1.median))
+        .map(|(p, f)| {
+            let point = experiment::point_label(&state.points[p.point]);
+            let at = if point.is_empty() {
+                state.targets[p.target].clone()
+            } else {
+                format!("{}, {point}", state.targets[p.target])
+            };
+            (f.median, at, f.n)
+        })
+        .ok_or_else(|| "no point of the experiment has a throughput yet (run it first)".into())
+}
+
 /// The experiment's analysis: its runs' results, or its searches' answers.
 fn analyze(state: &State, dir: &Path) -> lab::analysis::Analysis {
     if state.kind == "find-max" {

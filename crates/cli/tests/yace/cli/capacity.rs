@@ -220,3 +220,45 @@ fn the_pool_is_capped_by_memory() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--worker-rss: 'lots' is not a size"));
 }
+
+/// A lab experiment's best point stands for the measured rate (the
+/// committed sweep of two `yace serve` pools: 8 and 16 workers × 10 ms).
+#[test]
+fn a_lab_experiments_best_point_gives_the_headroom() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../lab/tests/fixtures/concurrency"
+    );
+    let out = yace()
+        .args(["capacity", "--pageviews", "10M", "--lab", dir])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    // 10M / 86,400 × 3 (the default peak) = 347.22; the big pool's best
+    // median is 1,391.25/s at 32 connections: 4.0× that.
+    assert!(
+        text.contains("The lab's best point (big-pool, connections=32, median of 3 runs) held 1,391.25 req/s: 4.0× the 347.22 req/s"),
+        "{text}"
+    );
+    // One target's best, read backwards.
+    let out = yace()
+        .args(["capacity", "--lab", dir, "--target", "small-pool"])
+        .output()
+        .unwrap();
+    assert!(
+        stdout(&out).starts_with("What 703.41 req/s supports"),
+        "{}",
+        stdout(&out)
+    );
+    let out = yace()
+        .args(["capacity", "--lab", dir, "--target", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no target `nope` in the experiment (it has small-pool, big-pool)"),
+        "{}",
+        stderr(&out)
+    );
+}
