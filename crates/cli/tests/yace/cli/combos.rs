@@ -56,7 +56,8 @@ const TABLE: &[(&str, &str, &str)] = &[
         "--max-inflight",
         "open rate=10 inflight=5 n=- d=10s",
     ),
-    ("--rate", "-f", "error --rate/rate"),
+    // A rate replaces a scenario's users: visitors arriving at 10/s.
+    ("--rate", "-f", "open rate=10 inflight=1000 n=- d=5s"),
     ("--stages", "-u", "error --rate/--stages"),
     ("--stages", "--user-stages", "error --rate/--stages"),
     ("--stages", "--pacing", "error --rate/--stages"),
@@ -68,7 +69,7 @@ const TABLE: &[(&str, &str, &str)] = &[
         "--max-inflight",
         "open rate=10 inflight=5 n=- d=5s",
     ),
-    ("--stages", "-f", "error --rate/rate"),
+    ("--stages", "-f", "error --stages"),
     ("-u", "--user-stages", "error --user-stages"),
     ("-u", "--pacing", "users 7 n=- d=10s"),
     ("-u", "--think", "users 7 n=- d=10s"),
