@@ -8,9 +8,12 @@
 #   YACE=/path/to/yace bench/run.sh               # skip `cargo build`
 #
 # Environment (defaults in brackets):
-#   TOOLS     comma list of wrk,yace,yace-mon,h2load [wrk,yace,h2load]
+#   TOOLS     comma list of wrk,yace,yace-mon,yace-tui,h2load [wrk,yace,h2load]
 #             (yace-mon: yace with --monitor system, pid: and nginx: on —
 #             what watching the server costs the client)
+#             (yace-tui: yace with its live dashboard drawn on a 120x40
+#             pseudo-terminal (util-linux script) — what watching the run
+#             costs; script's copying of the screen is counted too)
 #             (wrk runs the HTTP/1.1 modes, h2load the h2 mode, yace all)
 #   MODES     comma list of keepalive,close,conn10k,https,h2  [all five]
 #   H2_STREAMS  h2 mode: concurrent streams per connection (h2load -m, yace --streams) [10]
@@ -61,7 +64,8 @@ DUR=${BASH_REMATCH[1]}
 
 IFS=, read -r -a TOOL_LIST <<<"$TOOLS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
-for t in "${TOOL_LIST[@]}"; do [[ $t == wrk || $t == yace || $t == yace-mon || $t == h2load ]] || die "unknown tool '$t' (wrk, yace, yace-mon, h2load)"; done
+is_yace() { [[ $1 == yace || $1 == yace-mon || $1 == yace-tui ]]; }
+for t in "${TOOL_LIST[@]}"; do is_yace "$t" || [[ $t == wrk || $t == h2load ]] || die "unknown tool '$t' (wrk, yace, yace-mon, yace-tui, h2load)"; done
 for m in "${MODE_LIST[@]}"; do
     [[ $m == keepalive || $m == close || $m == conn10k || $m == https || $m == h2 ]] || die "unknown mode '$m' (keepalive, close, conn10k, https, h2)"
 done
@@ -72,7 +76,7 @@ has_mode() { [[ ",$MODES," == *",$1,"* ]]; }
 # the HTTP/2 reference (nghttp2).
 peer_for() { [[ $1 == h2 ]] && echo h2load || echo wrk; }
 applies() {   # tool mode: does this tool run in this mode?
-    [[ $1 == yace || $1 == yace-mon ]] || [[ $1 == "$(peer_for "$2")" ]]
+    is_yace "$1" || [[ $1 == "$(peer_for "$2")" ]]
 }
 
 # Connections per mode.
@@ -97,6 +101,7 @@ install_deps() {
     command -v ps >/dev/null 2>&1 || missing+=(procps)
     command -v taskset >/dev/null 2>&1 || missing+=(util-linux)
     command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    if has_tool yace-tui; then command -v script >/dev/null 2>&1 || missing+=(util-linux); fi
     command -v openssl >/dev/null 2>&1 || missing+=(openssl)
     (( ${#missing[@]} == 0 )) && return 0
 
@@ -120,7 +125,7 @@ install_deps
 nginx -V 2>&1 | grep -q stub_status || die "this nginx lacks the stub_status module"
 
 # ------------------------------------------------------------------- yace --
-if has_tool yace || has_tool yace-mon; then
+if has_tool yace || has_tool yace-mon || has_tool yace-tui; then
     if [[ -z ${YACE:-} ]]; then
         log "building yace: cargo build --release -p yace"
         (cd "$REPO" && cargo build --release -p yace) >&2
@@ -290,6 +295,16 @@ client_cmd() {   # tool mode -> prints argv, one word per line
             printf '%s\n' taskset -c 1 wrk -t1 "-c$conns" "-d${DUR}s"
             [[ $mode == close ]] && printf '%s\n' -H 'Connection: close'
             printf '%s\n' "$url"
+            ;;
+        yace-tui)
+            # The dashboard needs a terminal: a pseudo-terminal of a fixed
+            # size, TERM set (CI may have none), the screen thrown away.
+            local cmd
+            cmd="stty cols 120 rows 40; exec env TERM=xterm-256color $(quote_cmd "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s")"
+            [[ $mode == close ]] && cmd+=" --no-keepalive"
+            [[ $mode == https || $mode == h2 ]] && cmd+=" --insecure"
+            [[ $mode == h2 ]] && cmd+=" --http2 --streams $H2_STREAMS"
+            printf '%s\n' taskset -c 1 script -qfec "$cmd" /dev/null
             ;;
         yace|yace-mon)
             printf '%s\n' taskset -c 1 "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s"
@@ -504,11 +519,13 @@ print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---
 for (mode, tool), st in stats.items():
     ratio = ""
     peer = stats.get((mode, "h2load" if mode == "h2" else "wrk"))
-    if tool in ("yace", "yace-mon") and peer and peer["rpc"] and st["rpc"]:
+    if tool in ("yace", "yace-mon", "yace-tui") and peer and peer["rpc"] and st["rpc"]:
         ratio = f"**{st['rpc'] / peer['rpc']:.3f}**"
     plain = stats.get((mode, "yace"))
     if tool == "yace-mon" and plain and plain["rpc"] and st["rpc"]:
         ratio += f" (monitors cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
+    if tool == "yace-tui" and plain and plain["rpc"] and st["rpc"]:
+        ratio += f" (the dashboard costs {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
     print(f"| {mode} | {st['conns']} | {tool} | {st['runs']} | {fmt(st['rps'], ',.0f')} | {fmt(st['rpc'], ',.0f')} "
           f"| {fmt(st['uus'], '.3f')} | {fmt(st['sus'], '.3f')} | {fmt(st['rss'], '.1f')} | {fmt(st['act'], '.0f')} | {ratio} |")
 PY

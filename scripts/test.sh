@@ -48,6 +48,8 @@ if [[ $QUICK == 0 ]]; then
     [ -x /usr/bin/ssh ] || need+=(openssh-client)
 fi
 command -v ab >/dev/null 2>&1 || need+=(apache2-utils)
+# tmux: the live dashboard is driven in a real terminal (crates/cli/tests/yace/cli/live.rs).
+command -v tmux >/dev/null 2>&1 || need+=(tmux)
 # xmllint: JUnit reports are validated against the JUnit schema.
 command -v xmllint >/dev/null 2>&1 || need+=(libxml2-utils)
 # h2load: the HTTP/2 peer in the benchmark.

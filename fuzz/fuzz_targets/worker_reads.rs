@@ -87,6 +87,7 @@ fuzz_target!(|data: &[u8]| {
         http2: None,
         secrets: Default::default(),
         limits: Default::default(),
+        shard: None,
     };
     let stop = AtomicBool::new(false);
     let t = Instant::now();

@@ -94,6 +94,9 @@ pub const RUN_EXAMPLES: &str = "Examples:
   yace run URL --max-head 1M --max-fields 10000
   # the sparkline and latency histogram in a pipe too
   yace run URL -d 30s --graphs | tee run.txt
+  # a terminal shows the live dashboard (q stops, m marks a moment);
+  # the one-line progress instead:
+  yace run URL -d 60s --no-tui
   # a scenario file: validate it and print the resolved plan
   yace run -f journey.toml --dry-run
   # HTTPS, verified against a CA file, one handshake per request
@@ -290,9 +293,19 @@ pub struct RunArgs {
     #[command(flatten)]
     pub monitor: MonitorArgs,
 
-    /// No live progress line on stderr.
+    #[command(flatten)]
+    pub shard: ShardArgs,
+
+    /// No live view at all: no dashboard, no progress line on stderr.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+
+    /// On a terminal, a one-line progress instead of the full-screen
+    /// dashboard (charts, figures, errors; q stops, m marks a moment),
+    /// which is the default there. Elsewhere (a pipe, CI, TERM=dumb) a
+    /// plain line every few seconds is shown anyway.
+    #[arg(long = "no-tui")]
+    pub no_tui: bool,
 
     /// Draw a responses/s sparkline and a latency histogram under the
     /// summary even when standard output is not a terminal.
@@ -958,4 +971,183 @@ pub struct ImportHarArgs {
     /// Write YAML instead of TOML.
     #[arg(long = "yaml")]
     pub yaml: bool,
+}
+
+/// `yace run --shard I/N`: one shard of a run spread over N processes
+/// (docs/design/010-shards.md).
+#[derive(Debug, Args, Default, Clone)]
+#[command(next_help_heading = "Shards (a run over several processes or machines)")]
+pub struct ShardArgs {
+    /// Run only shard I of N (0-based: 0/3, 1/3, 2/3), exactly its share
+    /// of the plan; `env` reads I from JOB_COMPLETION_INDEX (Kubernetes)
+    /// or SLURM_PROCID, and N from --shards or SLURM_NTASKS.
+    #[arg(long = "shard", value_name = "I/N|env")]
+    pub shard: Option<String>,
+
+    /// The number of shards, for `--shard env` on Kubernetes.
+    #[arg(long = "shards", value_name = "N")]
+    pub shards: Option<String>,
+
+    /// The run every shard belongs to (letters, digits, . _ -), carried in
+    /// the result for `yace merge` (default: from the plan's hash).
+    #[arg(long = "run-id", value_name = "ID")]
+    pub run_id: Option<String>,
+
+    /// Start the load at this time: RFC 3339 UTC (2026-12-01T10:00:00Z) or
+    /// `+30s` from now; the target is resolved and probed before.
+    #[arg(long = "start-at", value_name = "TIME")]
+    pub start_at: Option<String>,
+
+    /// How late after --start-at a shard may still start; later, it sends
+    /// nothing, writes a partial result and exits 5.
+    #[arg(long = "start-tolerance", value_name = "TIME", default_value = "1s")]
+    pub start_tolerance: String,
+
+    /// Also write the result to standard output as framed, checksummed
+    /// lines (`YACE-RESULT v1 …`) that `yace merge` finds in collected logs.
+    #[arg(long = "frame")]
+    pub frame: bool,
+}
+
+/// `yace merge`: the shards of one run, as one result.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard results: JSON files, directories of them, or logs holding
+    /// framed results (kubectl logs, Slurm output files).
+    #[arg(value_name = "INPUT", required = true)]
+    pub inputs: Vec<PathBuf>,
+
+    /// How many shards the run had; fewer found makes the result incomplete.
+    #[arg(long = "expect-shards", value_name = "N", required = true)]
+    pub expect_shards: u64,
+
+    /// Merge this run's shards only (when the inputs hold several runs).
+    #[arg(long = "run-id", value_name = "ID")]
+    pub run_id: Option<String>,
+
+    /// Where the merged result goes.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FILE",
+        default_value = "merged.json"
+    )]
+    pub output: PathBuf,
+
+    /// No summary on standard output.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
+}
+
+pub const MERGE_EXAMPLES: &str = "Examples:
+  # three shards, each its own process (or pod, or Slurm task)
+  yace run URL --rate 3000 -d 60s --shard 0/3 --run-id r1 --start-at +30s --json s0.json
+  yace merge --expect-shards 3 s0.json s1.json s2.json -o merged.json
+  yace merge --expect-shards 8 logs/            # framed results in collected logs
+  yace report merged.json -F html -o merged.html
+
+Exit codes: 0 complete, 3 a threshold breached on the merged result,
+6 incomplete (a shard missing, partial or short; written with the reasons),
+2 refused (several runs or plans mixed, no result found; nothing written)";
+
+/// `yace k8s …`: a sharded run as a Kubernetes Indexed Job.
+#[derive(Debug, Args)]
+pub struct K8sArgs {
+    #[command(subcommand)]
+    pub command: K8sCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum K8sCommand {
+    /// Print a ConfigMap (the plan, with -f) and an Indexed Job: one pod
+    /// per shard, no Service, no ports, no service-account token, no
+    /// retries, a deadline from the run's length, anti-affinity, and a
+    /// start time far enough ahead for the pods to be scheduled.
+    #[command(after_help = K8S_EXAMPLES)]
+    Render(K8sRenderArgs),
+}
+
+/// What the manifests are written as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RenderFormat {
+    Yaml,
+    /// A `List`, as `kubectl apply -f` reads it too.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct K8sRenderArgs {
+    /// Shards (pods): the Job's completions and parallelism.
+    #[arg(long = "shards", value_name = "N", required = true)]
+    pub shards: u64,
+    /// The image with yace in it (its entrypoint is `yace`).
+    #[arg(long = "image", value_name = "IMAGE", required = true)]
+    pub image: String,
+    /// The Job's name (and the ConfigMap's prefix).
+    #[arg(long = "name", default_value = "yace")]
+    pub name: String,
+    #[arg(long = "namespace", value_name = "NS")]
+    pub namespace: Option<String>,
+    /// The run id (default: the name and the start time).
+    #[arg(long = "run-id", value_name = "ID")]
+    pub run_id: Option<String>,
+    /// How far ahead the shards start: time for every pod to be scheduled,
+    /// pull the image and connect.
+    #[arg(long = "start-in", value_name = "TIME", default_value = "90s")]
+    pub start_in: String,
+    /// CPU per shard, requested and the limit.
+    #[arg(long = "cpu", default_value = "2")]
+    pub cpu: String,
+    /// Memory per shard, requested and the limit.
+    #[arg(long = "memory", default_value = "512Mi")]
+    pub memory: String,
+    #[arg(short = 'F', long = "format", value_enum, default_value = "yaml")]
+    pub format: RenderFormat,
+    /// The run's flags, as for `yace run` (a URL and -d, or -f plan.toml).
+    #[arg(value_name = "RUN FLAGS", last = true, required = true)]
+    pub run: Vec<String>,
+}
+
+pub const K8S_EXAMPLES: &str = "Examples:
+  yace k8s render --shards 8 --image registry.example/yace:0.1 -- \\
+      https://shop.example/ --rate 40000 -d 5m > job.yaml
+  kubectl apply -f job.yaml
+  kubectl logs -l yace.dev/run-id=RUN --tail=-1 --prefix > shards.log
+  yace merge --expect-shards 8 shards.log -o merged.json";
+
+/// `yace slurm …`: a sharded run as a Slurm batch job.
+#[derive(Debug, Args)]
+pub struct SlurmArgs {
+    #[command(subcommand)]
+    pub command: SlurmCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum SlurmCommand {
+    /// Print an sbatch script: one task per shard (`srun
+    /// --kill-on-bad-exit`, `--shard env`), one start time, then the merge.
+    Render(SlurmRenderArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SlurmRenderArgs {
+    /// Shards: the job's tasks.
+    #[arg(long = "shards", value_name = "N", required = true)]
+    pub shards: u64,
+    #[arg(long = "name", default_value = "yace")]
+    pub name: String,
+    /// The run id (default: the name and the Slurm job id).
+    #[arg(long = "run-id", value_name = "ID")]
+    pub run_id: Option<String>,
+    /// How far ahead of the script's start the shards start.
+    #[arg(long = "start-in", value_name = "TIME", default_value = "30s")]
+    pub start_in: String,
+    #[arg(long = "cpus-per-task", value_name = "N", default_value = "2")]
+    pub cpus_per_task: u32,
+    /// The yace binary on the nodes.
+    #[arg(long = "yace", value_name = "PATH", default_value = "yace")]
+    pub yace: String,
+    /// The run's flags, as for `yace run`.
+    #[arg(value_name = "RUN FLAGS", last = true, required = true)]
+    pub run: Vec<String>,
 }

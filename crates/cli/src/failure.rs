@@ -14,6 +14,10 @@ pub mod exit {
     pub const THRESHOLD: u8 = 3;
     /// An output file could not be written because the disk is full.
     pub const DISK_FULL: u8 = 4;
+    /// A shard was ready too late to start within its tolerance (`--start-at`).
+    pub const TOO_LATE: u8 = 5;
+    /// `yace merge`: the merged result is incomplete (written, with reasons).
+    pub const INCOMPLETE: u8 = 6;
     pub const SIGINT: u8 = 130;
     pub const SIGTERM: u8 = 143;
 }

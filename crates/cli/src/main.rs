@@ -32,6 +32,7 @@ use std::process::ExitCode;
         Run `yace run` with no URL to benchmark the embedded target, or give it a URL.",
     after_help = "Exit codes: 0 success, 1 runtime failure (unreachable target, I/O),\n\
         2 bad input, 3 threshold breached, 4 disk full writing a result,\n\
+        5 a shard too late to start (--start-at), 6 an incomplete merge,\n\
         130 interrupted (SIGINT), 143 terminated (SIGTERM)",
     // Help reads well in an 80-column terminal and in a pipe (clap's
     // fallback without a terminal is 100 columns, which wraps the examples).
@@ -79,6 +80,14 @@ pub enum Command {
     /// as cURL) into `yace run` flags or a scenario step, a HAR capture
     /// into a scenario.
     Import(args::ImportArgs),
+    /// Join the shards of one run (`yace run --shard I/N`) into one
+    /// result: counters and histograms merged exactly, never averaged.
+    #[command(after_help = args::MERGE_EXAMPLES)]
+    Merge(args::MergeArgs),
+    /// A sharded run on Kubernetes: `yace k8s render` prints the manifests.
+    K8s(args::K8sArgs),
+    /// A sharded run on Slurm: `yace slurm render` prints the sbatch script.
+    Slurm(args::SlurmArgs),
 }
 
 fn main() -> ExitCode {
@@ -105,6 +114,13 @@ fn main() -> ExitCode {
         Command::Lab(a) => cmd::lab::run(a),
         Command::Compare(a) => cmd::lab::compare(a),
         Command::Import(a) => cmd::import::run(a),
+        Command::Merge(a) => cmd::merge::run(a),
+        Command::K8s(a) => match a.command {
+            args::K8sCommand::Render(r) => cmd::render::k8s(r),
+        },
+        Command::Slurm(a) => match a.command {
+            args::SlurmCommand::Render(r) => cmd::render::slurm(r),
+        },
     };
     match result {
         Ok(code) => ExitCode::from(code),

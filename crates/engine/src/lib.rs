@@ -17,7 +17,7 @@ pub use flow::{Fixed, FixedUser, Flow, Next};
 pub use sample::{Captured, Outcome, Sample, Sink, MAX_COOKIES, MAX_COOKIE_BYTES};
 pub use worker::WorkerReport;
 
-use plan::{Late, Load, Plan, Scheme, Timeline, WorkerSchedule};
+use plan::{Late, Load, Plan, Scheme};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -79,9 +79,7 @@ pub fn tls_setup(plan: &Plan) -> Result<Option<tls::TlsSetup>, EngineError> {
 
 /// Threads that will actually run: never more than the connections.
 pub fn effective_threads(plan: &Plan) -> usize {
-    (plan.threads as u64)
-        .min(plan.load.max_connections())
-        .max(1) as usize
+    (plan.threads as u64).min(plan.shard_connections()).max(1) as usize
 }
 
 /// Monotonic "now" in nanoseconds, the clock every sample is measured on.
@@ -103,7 +101,6 @@ pub fn run<S: Sink, F: Flow>(
     let threads = workers.len();
     assert!(threads >= 1, "at least one worker");
     let request = plan.encode_request();
-    let schedule = plan.schedule();
     let end_at = plan
         .stop
         .duration
@@ -132,9 +129,11 @@ pub fn run<S: Sink, F: Flow>(
                 keepalive: plan.keepalive,
                 slots,
                 mode,
-                user_base: w as u64,
-                user_stride: threads as u64,
-                schedule: WorkerSchedule::new(schedule.clone(), w, threads),
+                // Global indices (users, data rows, the timetable), so a
+                // shard does exactly its part of the plan (`plan::Deal`).
+                user_base: plan.deal(w, threads).base,
+                user_stride: plan.deal(w, threads).stride,
+                schedule: plan.worker_schedule(w, threads),
                 epoch,
                 end_at,
                 connect_timeout: plan.timeouts.connect.as_nanos() as u64,
@@ -161,15 +160,15 @@ pub fn run<S: Sink, F: Flow>(
 
 /// How worker `w` of `threads` gets its work, and how many slots it has.
 /// Users (and closed-model connections) are dealt round-robin: user
-/// `w + k·threads` is this worker's slot k.
+/// `base + k·stride` (`plan::Deal`; `w + k·threads` unsharded) is this
+/// worker's slot k.
 /// The open model gives each arrival a request, or, for a flow of
 /// `journeys`, a visitor who walks one journey.
 fn mode_for(plan: &Plan, w: usize, threads: usize, journeys: bool) -> (worker::Mode, usize) {
     // HTTP/2: each connection carries `streams` slots.
     let per = plan.http2.map_or(1, |h| h.streams as usize);
-    let share = |total: u64| {
-        (total / threads as u64 + u64::from((w as u64) < total % threads as u64)) as usize * per
-    };
+    let deal = plan.deal(w, threads);
+    let share = |total: u64| deal.slots(total) as usize * per;
     match &plan.load {
         Load::Closed { connections } => {
             let n = share(*connections);
@@ -195,11 +194,10 @@ fn mode_for(plan: &Plan, w: usize, threads: usize, journeys: bool) -> (worker::M
             };
             (mode, share(*max_inflight))
         }
-        Load::Users { stages, pacing, .. } => {
-            let timeline = Timeline::new(stages.clone());
-            let windows: Vec<(u64, u64)> = (w as u64..timeline.peak())
-                .step_by(threads)
-                .map_while(|i| timeline.window(i))
+        Load::Users { pacing, .. } => {
+            let windows: Vec<(u64, u64)> = plan
+                .worker_windows(w, threads)
+                .into_iter()
                 .map(|(start, stop)| (start, stop.unwrap_or(u64::MAX)))
                 .collect();
             let n = windows.len();

@@ -7,6 +7,7 @@
 //! machine ([`environment`]).
 
 pub mod checks;
+pub mod clock;
 pub mod facts;
 pub mod signals;
 
@@ -261,6 +262,7 @@ mod tests {
             http2: None,
             secrets: Default::default(),
             limits: Default::default(),
+            shard: None,
         }
     }
 

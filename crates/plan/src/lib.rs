@@ -16,12 +16,14 @@ pub mod method;
 mod request;
 mod schedule;
 pub mod secrets;
+mod shard;
 mod target;
 mod users;
 
 pub use diag::{Diagnostic, Diagnostics, Field, Keys, Source, Spelling};
 pub use request::{Header, RequestSpec};
 pub use schedule::{Due, RateStage, Schedule, WorkerSchedule};
+pub use shard::{Deal, Shard};
 pub use target::{Scheme, Target, TargetError};
 pub use users::{Think, Timeline, UserStage};
 
@@ -63,6 +65,10 @@ pub struct Plan {
     /// How much of a response is read before it is refused.
     #[serde(default)]
     pub limits: ResponseLimits,
+    /// `--shard I/N`: this process runs only its share of the plan (see
+    /// [`Shard`]); absent when it runs the whole plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// How HTTP/2 connections are used.
@@ -599,6 +605,7 @@ mod tests {
             http2: None,
             secrets: Default::default(),
             limits: Default::default(),
+            shard: None,
         };
         let e = PlanBuilder::new()
             .finish(Some(plan.clone()), &Short)

@@ -156,7 +156,8 @@
     if (c.kind === "time" && c.x.length) tmax = Math.max(tmax, c.x[c.x.length - 1]);
   });
 
-  // Error bars, repetitions' dots and vertical marks, over a lab chart.
+  // Error bars, repetitions' dots and vertical marks, over a lab chart;
+  // the marks over a time chart too (a run's markers).
   function extras(chart) {
     var groups = chart.kind === "groups";
     return {
@@ -403,7 +404,8 @@
         // A lab chart's cursor points sit on the measured value nearest it.
         : lab(chart) ? { drag: { x: true, y: false }, dataIdx: function (u, s, i) { return measured(u, i); } }
         : { drag: { x: true, y: false } },
-      plugins: lab(chart) ? [tooltip(chart), extras(chart)] : [tooltip(chart)],
+      // Lab charts' extras, and the vertical marks (a knee, a run's markers).
+      plugins: lab(chart) || chart.marks ? [tooltip(chart), extras(chart)] : [tooltip(chart)],
     };
     // Room above the plot for the marks' labels (null: uPlot's own).
     if (chart.marks) opts.padding = [22, null, null, null];

@@ -273,6 +273,11 @@ fn zh(en: &str) -> Option<&'static str> {
         "  Status      {}" => "  状态码      {}",
         "  Checks      {} of {} failed ({}%)" => "  检查        失败 {} 次，共 {} 次（{}%）",
         "  Errors      none" => "  错误        无",
+        // Markers made during the run (`m` in the live view).
+        "  Markers     {}" => "  标记        {}",
+        "Markers" => "标记",
+        "marker" => "标记",
+        "(no note)" => "（无说明）",
         "  Errors" => "  错误",
         "  Lenient     {} responses: {}; read, then their connections closed" => "  宽松解析    {} 个响应：{}；已读取，随后关闭其连接",
         "  Steps       " => "  步骤        ",

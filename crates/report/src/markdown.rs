@@ -380,6 +380,17 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
             writeln!(w, "- {}", cell(&line))?;
         }
     }
+    if !r.markers.is_empty() {
+        writeln!(w, "\n## {}\n", t("Markers"))?;
+        for m in &r.markers {
+            let note = if m.note.is_empty() {
+                t("(no note)").to_string()
+            } else {
+                cell(&m.note)
+            };
+            writeln!(w, "- {:.1} s: {note}", m.at_s)?;
+        }
+    }
     if !r.series.is_empty() {
         writeln!(w, "\n## {}\n", t("Per second"))?;
         writeln!(

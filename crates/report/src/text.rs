@@ -525,6 +525,20 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
     if let Some(m) = &r.monitor {
         server(m, s.duration_s, &mut w, lang)?;
     }
+    // Moments marked during the run (`m` in the live view).
+    for (i, m) in r.markers.iter().enumerate() {
+        let note = if m.note.is_empty() {
+            tr(lang, "(no note)")
+        } else {
+            m.note.as_str()
+        };
+        let item = format!("{:>7.1}s  {note}", m.at_s);
+        if i == 0 {
+            writeln!(w, "{}", l10n("  Markers     {}", &[&item]))?;
+        } else {
+            writeln!(w, "              {item}")?;
+        }
+    }
     let shown_above = r.shortfall.as_ref().map(|s| s.message.as_str());
     for warning in r
         .warnings

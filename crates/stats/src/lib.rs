@@ -12,13 +12,15 @@ pub mod monitor;
 mod recorder;
 mod result;
 mod series;
+pub mod shard;
 pub mod shortfall;
 pub mod threshold;
 
 pub use recorder::{BodyLengths, Recorder, RecorderOptions, StepTotals, Totals};
 pub use result::{
     BodyLength, CheckResult, ClientLoad, End, EndReason, Environment, Histograms, Http2Info,
-    IntervalHistogram, RunFacts, RunResult, StepResult, Summary, TlsInfo, SATURATED, SCHEMA,
+    IntervalHistogram, Marker, RunFacts, RunResult, StepResult, Summary, TlsInfo, SATURATED,
+    SCHEMA,
 };
 pub use series::{SecondAcc, SecondRow, Series, INTERVAL_S};
 pub use shortfall::Shortfall;

@@ -77,6 +77,26 @@ pub struct RunResult {
     /// means; absent when nothing was monitored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub monitor: Option<crate::monitor::Monitoring>,
+    /// Moments someone marked while the run went on (`m` in the live
+    /// view), in the order they were made; absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<Marker>,
+    /// `--shard I/N`: this run was one shard of a larger one; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::ShardInfo>,
+    /// `yace merge`: this result joins the shards of one run; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<crate::shard::MergeInfo>,
+}
+
+/// A moment of the run marked by hand, with what happened then.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Marker {
+    /// Seconds since the start of the run.
+    pub at_s: f64,
+    /// One line, e.g. "php-fpm restarted"; empty when none was typed.
+    #[serde(default)]
+    pub note: String,
 }
 
 /// HTTPS facts of a run.
@@ -261,6 +281,10 @@ pub struct Histograms {
     pub wait: String,
     pub processing: String,
     pub handshake: String,
+    /// Open model and virtual users: schedule lag (start − intended), so
+    /// shards' lag merges exactly (`yace merge`). Absent from older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag: Option<String>,
     /// Latency by interval of the run, in order: consecutive 5-second
     /// slices (`INTERVAL_S`) aligned to its start, the last possibly
     /// shorter, whose counts add up to `latency`'s. Enough to put an
@@ -389,7 +413,8 @@ impl RunResult {
             Some(v) => (v, "arrivals"),
             None => (requests, "requests"),
         };
-        let planned = f.plan.schedule().total();
+        // A shard plans its share of the timetable (`--shard`).
+        let planned = f.plan.planned();
         if let (Some(p), Some(n)) = (planned, f.not_yet_due) {
             if started + dropped + n != p {
                 warnings.push(format!(
@@ -495,6 +520,7 @@ impl RunResult {
                 wait: encode(&t.wait),
                 processing: encode(&t.processing),
                 handshake: encode(&t.handshake),
+                lag: open.then(|| encode(&t.lag)),
                 intervals: f.intervals,
             },
             steps: t
@@ -533,6 +559,9 @@ impl RunResult {
             warnings,
             shortfall,
             monitor: None,
+            markers: Vec::new(),
+            shard: None,
+            merge: None,
             plan: f.plan,
             environment: f.environment,
         };
@@ -600,6 +629,33 @@ pub struct ThresholdResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markers_are_optional_and_read_back() {
+        // A marker without a note (older writers may leave it out).
+        let m: Marker = serde_json::from_str(r#"{"at_s": 12.5}"#).unwrap();
+        assert_eq!(m.note, "");
+        let m = Marker {
+            at_s: 3.25,
+            note: "php-fpm restarted".into(),
+        };
+        let v = serde_json::to_value(&m).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"at_s": 3.25, "note": "php-fpm restarted"})
+        );
+        let schema = RunResult::json_schema();
+        let props = &schema["properties"];
+        assert!(props.get("markers").is_some());
+        assert!(
+            !schema["required"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|k| k == "markers"),
+            "results without markers stay valid"
+        );
+    }
 
     #[test]
     fn histograms_without_intervals_read_and_write_as_before() {

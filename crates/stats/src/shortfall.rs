@@ -81,7 +81,8 @@ pub(crate) fn of(t: &Totals, o: &Offered, spell: &dyn Spelling) -> Option<Shortf
     if dropped == 0 && late_share <= LATE_SHARE {
         return None;
     }
-    let slots = max_inflight * o.plan.http2.map_or(1, |h| u64::from(h.streams));
+    let slots =
+        o.plan.part().share(*max_inflight) * o.plan.http2.map_or(1, |h| u64::from(h.streams));
     // The rate asked for over the part of the plan that came due.
     let rate = if o.duration_s > 0.0 {
         due as f64 / o.duration_s
@@ -237,6 +238,7 @@ mod tests {
             http2: None,
             secrets: Default::default(),
             limits: Default::default(),
+            shard: None,
         }
     }
 

@@ -48,10 +48,20 @@ pub fn prepare(job: ::run::Job) -> Result<Prepared, Failure> {
 pub fn execute<X: Sink>(
     p: Prepared,
     extra: impl FnMut(usize) -> X,
+    observe: impl FnMut(&[SecondRow]),
+) -> Result<Finished<X>, Failure> {
+    execute_with(p, extra, observe, &StopHandle::new())
+}
+
+/// [`execute`], with a stop handle the caller holds too (the live view's
+/// `q`).
+pub fn execute_with<X: Sink>(
+    p: Prepared,
+    extra: impl FnMut(usize) -> X,
     mut observe: impl FnMut(&[SecondRow]),
+    stop: &StopHandle,
 ) -> Result<Finished<X>, Failure> {
     signals::install();
-    let stop = StopHandle::new();
     p.execute(
         extra,
         |rows| {
@@ -64,7 +74,7 @@ pub fn execute<X: Sink>(
             }
             observe(rows);
         },
-        &stop,
+        stop,
     )
     .map_err(Failure::from)
 }

@@ -6,10 +6,10 @@ use crate::args::RunArgs;
 use crate::failure::{both, exit_code};
 use crate::flags::{self, RunFlags};
 use crate::{exit, Failure};
-use ::run::{Job, Script, TargetChoice};
+use ::run::{Job, Script, StopCause, StopHandle, TargetChoice};
 use stats::SecondRow;
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::Path;
 
 /// Runs the command; returns the exit code.
@@ -38,11 +38,14 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
             (TargetChoice::Embedded(server), plan)
         }
     };
+    // `--shard I/N`: this process's part of the plan.
+    let plan = super::shard::plan(&a, plan)?;
     if a.dry_run {
         let text = serde_json::to_string_pretty(&plan.redacted()).expect("plan serializes");
         println!("{text}");
         return Ok(exit::OK);
     }
+    let monitored = monitors.specs.len();
     let prepared = driver::prepare(Job {
         plan,
         target,
@@ -51,39 +54,106 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
         spelling: &RunFlags,
         monitors,
     })?;
+    execute(&a, prepared, monitored)
+}
+
+/// Runs a prepared job, watched as the flags and the terminal say; then
+/// the summary and the output files.
+fn execute(a: &RunArgs, prepared: ::run::Prepared, monitored: usize) -> Result<u8, Failure> {
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
     let html_out = driver::create_output("--html", a.html.as_deref())?;
-    let live = !a.quiet && std::io::stderr().is_terminal();
-    let limit_s = prepared
-        .plan
-        .stop
-        .duration
-        .map_or(f64::INFINITY, |d| d.as_secs_f64());
-    let mut shown = 0;
-    let done = driver::execute(
-        prepared,
-        |_| (),
-        |rows| {
-            if live {
-                shown = progress(rows, shown, limit_s);
-            }
-        },
-    )?;
-    if live {
-        eprint!("\r\x1b[K");
-    }
+    // `--start-at`: wait for the agreed start (the target is probed).
+    let start = super::shard::wait(a, &prepared)?;
+    let stop = StopHandle::new();
+    let mut watching = Watching::choose(a, &prepared, monitored, &stop);
+    let done = super::shard::execute(&start, prepared, |rows| watching.observe(rows), &stop);
+    // The screen is back before anything else is printed (an error too),
+    // so the summary stays in the scrollback.
+    let markers = watching.finish();
+    let mut done = done?;
+    done.result.markers = markers;
+    start.stamp(&mut done.result);
     // A closed stdout (yace run | head) must not lose the JSON result.
     let _ = report::text::summary_in(
         &done.result,
         std::io::stdout().lock(),
-        graphs(&a),
+        graphs(a),
         driver::language(a.lang),
     );
     driver::write_json(&done.result, json_out)?;
     driver::write_junit(&done.result, junit_out)?;
     driver::write_html(&done.result, html_out, driver::language(a.lang))?;
-    Ok(exit_code(&done))
+    start.emit(&done.result);
+    Ok(start.exit_code(exit_code(&done)))
+}
+
+/// How a run is watched while it goes (issue #18): the dashboard on a
+/// terminal, the line redrawn in place with `--no-tui`, a plain line every
+/// few seconds where there is no terminal (a pipe, CI, `TERM=dumb`),
+/// nothing with `--quiet`. All of them read only the finished rows the
+/// run's observer hands over.
+enum Watching {
+    Nothing,
+    Dashboard(live::Dashboard),
+    InPlace(live::line::InPlace),
+    Log(live::line::Log),
+}
+
+impl Watching {
+    fn choose(a: &RunArgs, p: &::run::Prepared, monitored: usize, stop: &StopHandle) -> Watching {
+        if a.quiet {
+            return Watching::Nothing;
+        }
+        let setup = live::Setup::of(
+            &p.plan,
+            engine::effective_threads(&p.plan),
+            monitored,
+            &RunFlags,
+        );
+        // A terminal that can move its cursor: not `dumb`, and named.
+        let term = std::env::var("TERM").unwrap_or_default();
+        let terminal = std::io::stderr().is_terminal() && !term.is_empty() && term != "dumb";
+        if terminal && !a.no_tui {
+            let stop = stop.clone();
+            let look = live::Look::from_env(|k| std::env::var(k).ok());
+            match live::Dashboard::start(setup.clone(), look, move || {
+                stop.stop(StopCause::Interrupted)
+            }) {
+                Ok(d) => return Watching::Dashboard(d),
+                Err(e) => eprintln!(
+                    "yace: cannot draw the live view on this terminal ({e}); showing the \
+                     progress line instead (--no-tui chooses it)"
+                ),
+            }
+        }
+        if terminal {
+            Watching::InPlace(live::line::InPlace::new(setup.duration_s))
+        } else {
+            Watching::Log(live::line::Log::new(setup.duration_s, setup.requests))
+        }
+    }
+
+    fn observe(&mut self, rows: &[SecondRow]) {
+        match self {
+            Watching::Nothing => {}
+            Watching::Dashboard(d) => d.observe(rows),
+            Watching::InPlace(l) => l.observe(rows, std::io::stderr().lock()),
+            Watching::Log(l) => l.observe(rows, std::io::stderr().lock()),
+        }
+    }
+
+    /// Puts the terminal back; the markers made on the dashboard.
+    fn finish(self) -> Vec<stats::Marker> {
+        match self {
+            Watching::Dashboard(d) => d.finish(),
+            Watching::InPlace(l) => {
+                l.clear(std::io::stderr().lock());
+                Vec::new()
+            }
+            Watching::Nothing | Watching::Log(_) => Vec::new(),
+        }
+    }
 }
 
 /// `yace run -f plan.toml`: a scenario file's virtual users. The file is
@@ -118,6 +188,7 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         flags::monitors(&a.monitor.monitor, &a.monitor.interval),
     )?;
     flags::monitored("--threshold", &thresholds, &monitors)?;
+    let plan = super::shard::plan(&a, plan)?;
     if a.dry_run {
         let doc = serde_json::json!({
             "plan": plan.redacted(),
@@ -129,6 +200,7 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         );
         return Ok(exit::OK);
     }
+    let monitored = monitors.specs.len();
     let prepared = driver::prepare(Job {
         plan,
         target: embedded.map_or(TargetChoice::Url(url), TargetChoice::Embedded),
@@ -137,48 +209,7 @@ fn run_scenario(a: RunArgs, file: &Path) -> Result<u8, Failure> {
         spelling: &RunFlags,
         monitors,
     })?;
-    let json_out = driver::create_output("--json", a.json.as_deref())?;
-    let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
-    let html_out = driver::create_output("--html", a.html.as_deref())?;
-    let done = driver::execute(prepared, |_| (), |_| {})?;
-    let _ = report::text::summary_in(
-        &done.result,
-        std::io::stdout().lock(),
-        graphs(&a),
-        driver::language(a.lang),
-    );
-    driver::write_json(&done.result, json_out)?;
-    driver::write_junit(&done.result, junit_out)?;
-    driver::write_html(&done.result, html_out, driver::language(a.lang))?;
-    Ok(exit_code(&done))
-}
-
-/// Prints a one-line live view for each newly finished second.
-fn progress(rows: &[SecondRow], shown: usize, limit_s: f64) -> usize {
-    if rows.len() == shown {
-        return shown;
-    }
-    let total: u64 = rows.iter().map(|r| r.responses).sum();
-    let errors: u64 = rows.iter().map(|r| r.errors).sum();
-    // The newest row, but not the few milliseconds past the planned end
-    // (the run's tail): its rate would read as a collapse.
-    if let Some(r) = rows.iter().rev().find(|r| (r.second as f64) < limit_s) {
-        let mut e = std::io::stderr().lock();
-        let _ = write!(
-            e,
-            "\r\x1b[K  {:>4.0}s  {:>10} req/s  p50 {}  p99 {}  responses {}  errors {}",
-            // The end of the row's span, never past the planned duration:
-            // the short tail second of a 3 s run ends at 3 s, not "4s".
-            (r.second as f64 + r.length_s).min(limit_s),
-            report::count(r.responses),
-            report::duration_us(r.latency_p50_us),
-            report::duration_us(r.latency_p99_us),
-            report::count(total),
-            report::count(errors),
-        );
-        let _ = e.flush();
-    }
-    rows.len()
+    execute(&a, prepared, monitored)
 }
 
 /// Graphs under the summary: on a terminal unless `--no-graphs`, elsewhere

@@ -8,6 +8,7 @@ mod ab;
 mod parts;
 mod run;
 mod scenario;
+pub mod shard;
 mod spelling;
 
 pub use ab::ab_plan;

@@ -139,6 +139,7 @@ pub(super) fn assemble(
         }),
         secrets: s.secrets,
         limits: s.limits,
+        shard: None,
     }
 }
 

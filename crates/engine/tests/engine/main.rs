@@ -72,6 +72,7 @@ pub fn plan(server: &serve::Server, path: &str, load: Load, stop: Stop) -> Plan 
         http2: None,
         secrets: Default::default(),
         limits: Default::default(),
+        shard: None,
     }
 }
 

@@ -118,6 +118,8 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
             charts.insert(charts.len().min(4), (c, tc));
         }
     }
+    let marks = marks(runs, lang);
+    mark(charts.iter_mut().map(|(c, _)| c), &marks);
     if !charts.is_empty() {
         writeln!(w, "<section class=\"charts\">\n<h2>{}</h2>", t("Charts"))?;
         writeln!(
@@ -128,13 +130,15 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
         for (c, tc) in &charts {
             chart_figure(&mut w, c, tc, lang)?;
         }
+        markers(&mut w, runs, lang)?;
         writeln!(w, "</section>")?;
     }
     // The server's side (--monitor), on the same time axis.
     let mut server_charts: Vec<(Chart, Chart)> = Vec::new();
     if single {
         if let Some(m) = &first.monitor {
-            let sc = server::charts(m, "", lang);
+            let mut sc = server::charts(m, "", lang);
+            mark(sc.iter_mut().map(|(c, _)| c), &marks);
             server::section(&mut w, m, &sc, lang, 2)?;
             server_charts.extend(sc);
         }
@@ -150,7 +154,8 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
             verdict(&mut w, r, lang)?;
             if let Some(m) = &r.monitor {
                 server::head(&mut w, m, lang, 3)?;
-                let sc = server::charts(m, &format!("run{}-", i + 1), lang);
+                let mut sc = server::charts(m, &format!("run{}-", i + 1), lang);
+                mark(sc.iter_mut().map(|(c, _)| c), &marks);
                 server::section(&mut w, m, &sc, lang, 3)?;
                 server_charts.extend(sc);
             }
@@ -182,6 +187,69 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
         embed::element(&mut w, name, r)?;
     }
     scripts(&mut w)
+}
+
+/// The runs' markers (`m` in the live view) as vertical lines, labelled
+/// with their notes (`[2] note` when runs are overlaid).
+fn marks(runs: &[(String, RunResult)], lang: Lang) -> Vec<Mark> {
+    let several = runs.len() > 1;
+    runs.iter()
+        .enumerate()
+        .flat_map(|(i, (_, r))| {
+            r.markers.iter().map(move |m| Mark {
+                x: m.at_s,
+                label: match (several, m.note.is_empty()) {
+                    (false, false) => m.note.clone(),
+                    (false, true) => tr(lang, "marker").to_string(),
+                    (true, false) => format!("[{}] {}", i + 1, m.note),
+                    (true, true) => format!("[{}] {}", i + 1, tr(lang, "marker")),
+                },
+                color: "#c2255c",
+            })
+        })
+        .collect()
+}
+
+/// Draws `marks` on the charts that have a time axis.
+fn mark<'a>(charts: impl Iterator<Item = &'a mut Chart>, marks: &[Mark]) {
+    if marks.is_empty() {
+        return;
+    }
+    for c in charts.filter(|c| c.kind == Kind::Time) {
+        c.axis.marks.extend(marks.iter().cloned());
+    }
+}
+
+/// The markers as a list under the charts (read without scripts too).
+fn markers(w: &mut impl Write, runs: &[(String, RunResult)], lang: Lang) -> io::Result<()> {
+    if runs.iter().all(|(_, r)| r.markers.is_empty()) {
+        return Ok(());
+    }
+    writeln!(
+        w,
+        "<div class=\"markers\"><h3>{}</h3>\n<ul>",
+        tr(lang, "Markers")
+    )?;
+    for (i, (_, r)) in runs.iter().enumerate() {
+        for m in &r.markers {
+            let run = if runs.len() > 1 {
+                format!("[{}] ", i + 1)
+            } else {
+                String::new()
+            };
+            writeln!(
+                w,
+                "<li>{run}<time>{:.1} s</time> {}</li>",
+                m.at_s,
+                if m.note.is_empty() {
+                    esc(tr(lang, "(no note)"))
+                } else {
+                    esc(&m.note)
+                }
+            )?;
+        }
+    }
+    writeln!(w, "</ul></div>")
 }
 
 /// The page's head: one file, styles inline, no fetch allowed; `<main>`

@@ -27,6 +27,7 @@ fn job(seconds: u64) -> Job {
         http2: None,
         secrets: Default::default(),
         limits: Default::default(),
+        shard: None,
     };
     Job {
         plan,

@@ -10,6 +10,7 @@ mod combos;
 mod doctor;
 mod errors;
 mod foreground;
+mod live;
 mod report;
 mod run;
 mod schema;

@@ -246,7 +246,12 @@ fn live_progress_on_a_terminal_never_runs_past_the_planned_end() {
     // line redrawn with \r. A 2 s run must not end on "3s" and a near-zero
     // rate from the few milliseconds of its tail.
     let s = server();
-    let cmd = format!("{} run {} -c 2 -d 2s", env!("CARGO_BIN_EXE_yace"), s.url());
+    // --no-tui: the line, not the dashboard (the default on a terminal).
+    let cmd = format!(
+        "{} run {} -c 2 -d 2s --no-tui",
+        env!("CARGO_BIN_EXE_yace"),
+        s.url()
+    );
     let out = std::process::Command::new("script")
         .args(["-qfec", &cmd, "/dev/null"])
         .output()

@@ -1,0 +1,232 @@
+//! The dashboard on the terminal: the alternate screen in raw mode, drawn
+//! on a thread of its own from the rows the run's observer hands over.
+//!
+//! The observer (on the thread that waits for the run, never a load
+//! thread) only clones the rows it has not handed over yet, one per second
+//! of the run, into a channel. Everything else happens here: reading keys,
+//! folding the rows, drawing at most [`FRAME`] apart. The terminal is put
+//! back — main screen, cooked mode, cursor shown — when the run ends
+//! ([`Dashboard::finish`], before the summary is printed), when the
+//! dashboard is dropped (an error on the way out), and on a panic.
+
+use crate::keys::{Action, Keys};
+use crate::setup::Setup;
+use crate::view::{self, Look, Screen};
+use crate::watch::Watch;
+use crossterm::event::{self, Event};
+use crossterm::{cursor, execute, terminal};
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+use stats::{Marker, SecondRow};
+use std::io::{self, BufWriter, Stderr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Once};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Shortest time between two frames: at most four a second.
+pub const FRAME: Duration = Duration::from_millis(250);
+/// How often the drawing thread looks for the end of the run between frames.
+const TICK: Duration = Duration::from_millis(50);
+
+/// The terminal is in the dashboard's state (raw, alternate screen): what
+/// the panic hook and `Drop` undo, once.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static HOOK: Once = Once::new();
+
+/// Puts the terminal back, if the dashboard had it.
+fn restore() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let mut e = io::stderr();
+        let _ = execute!(e, terminal::LeaveAlternateScreen, cursor::Show);
+        let _ = terminal::disable_raw_mode();
+    }
+}
+
+/// The dashboard of a running run.
+#[derive(Debug)]
+pub struct Dashboard {
+    rows: Sender<Vec<SecondRow>>,
+    /// Rows handed over so far.
+    sent: usize,
+    done: Arc<AtomicBool>,
+    thread: Option<JoinHandle<Vec<Marker>>>,
+}
+
+impl Dashboard {
+    /// Takes over the terminal (stderr) and starts drawing; `on_stop` is
+    /// called when `q` or Ctrl-C asks the run to stop. The run's clock is
+    /// taken to start now. Fails, leaving the terminal as it was, when the
+    /// terminal cannot be put in raw mode.
+    pub fn start(
+        setup: Setup,
+        look: Look,
+        on_stop: impl Fn() + Send + 'static,
+    ) -> io::Result<Dashboard> {
+        HOOK.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                restore();
+                previous(info);
+            }));
+        });
+        // A pseudo-terminal nobody sized (0×0) would show nothing.
+        let (width, height) = terminal::size()?;
+        if width == 0 || height == 0 {
+            return Err(io::Error::other("the terminal has no size (0×0)"));
+        }
+        terminal::enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        let started = (|| {
+            let mut w = BufWriter::with_capacity(64 * 1024, io::stderr());
+            // Cleared here: ratatui's own clear asks the terminal where its
+            // cursor is, and a terminal that does not answer costs seconds.
+            execute!(
+                w,
+                terminal::EnterAlternateScreen,
+                cursor::Hide,
+                terminal::Clear(terminal::ClearType::All)
+            )?;
+            Terminal::new(CrosstermBackend::new(w))
+        })();
+        let term = match started {
+            Ok(t) => t,
+            Err(e) => {
+                restore();
+                return Err(e);
+            }
+        };
+        let (tx, rx) = mpsc::channel();
+        let done = Arc::new(AtomicBool::new(false));
+        let state = Drawing {
+            setup,
+            look,
+            watch: Watch::default(),
+            keys: Keys::default(),
+            markers: Vec::new(),
+            stopping: false,
+            start: Instant::now(),
+        };
+        let finished = done.clone();
+        let thread = std::thread::Builder::new()
+            .name("yace-live".into())
+            .spawn(move || state.run(term, rx, &finished, on_stop))?;
+        Ok(Dashboard {
+            rows: tx,
+            sent: 0,
+            done,
+            thread: Some(thread),
+        })
+    }
+
+    /// Hands the rows not seen yet to the drawing thread (the run's
+    /// observer calls this; it copies one row per second of the run).
+    pub fn observe(&mut self, rows: &[SecondRow]) {
+        if rows.len() > self.sent {
+            let _ = self.rows.send(rows[self.sent..].to_vec());
+            self.sent = rows.len();
+        }
+    }
+
+    /// Stops drawing and puts the terminal back; returns the markers made.
+    pub fn finish(mut self) -> Vec<Marker> {
+        self.done.store(true, Ordering::SeqCst);
+        let markers = self
+            .thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default();
+        restore();
+        markers
+    }
+}
+
+impl Drop for Dashboard {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        restore();
+    }
+}
+
+/// The drawing thread's state.
+struct Drawing {
+    setup: Setup,
+    look: Look,
+    watch: Watch,
+    keys: Keys,
+    markers: Vec<Marker>,
+    stopping: bool,
+    start: Instant,
+}
+
+type Term = Terminal<CrosstermBackend<BufWriter<Stderr>>>;
+
+impl Drawing {
+    fn run(
+        mut self,
+        mut term: Term,
+        rows: Receiver<Vec<SecondRow>>,
+        done: &AtomicBool,
+        on_stop: impl Fn(),
+    ) -> Vec<Marker> {
+        let mut last: Option<Instant> = None;
+        // A terminal that cannot be written to any more (hung up) is not
+        // drawn on again; the run goes on.
+        let mut broken = false;
+        while !done.load(Ordering::SeqCst) {
+            let due = last.map_or(Instant::now(), |l| l + FRAME);
+            let wait = due.saturating_duration_since(Instant::now()).min(TICK);
+            if event::poll(wait).unwrap_or(false) {
+                if let Ok(ev) = event::read() {
+                    self.event(ev, &on_stop);
+                }
+                continue;
+            }
+            while let Ok(batch) = rows.try_recv() {
+                batch.into_iter().for_each(|r| self.watch.push(r));
+            }
+            if !broken && Instant::now() >= due {
+                broken = self.draw(&mut term).is_err();
+                last = Some(Instant::now());
+            }
+        }
+        self.markers
+    }
+
+    fn elapsed_s(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    fn event(&mut self, ev: Event, on_stop: &impl Fn()) {
+        // A resize is drawn at the next frame, at the new size.
+        if let Event::Key(key) = ev {
+            match self.keys.press(key, self.elapsed_s()) {
+                Action::Stop => {
+                    if !self.stopping {
+                        self.stopping = true;
+                        on_stop();
+                    }
+                }
+                Action::Mark(m) => self.markers.push(m),
+                Action::Redraw | Action::None => {}
+            }
+        }
+    }
+
+    fn draw(&self, term: &mut Term) -> io::Result<()> {
+        let screen = Screen {
+            setup: &self.setup,
+            watch: &self.watch,
+            elapsed_s: self.elapsed_s(),
+            markers: &self.markers,
+            keys: &self.keys,
+            stopping: self.stopping,
+            look: self.look,
+        };
+        term.draw(|f| view::draw(f, &screen)).map(|_| ())
+    }
+}
