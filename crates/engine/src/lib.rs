@@ -7,6 +7,7 @@ pub mod codec;
 mod flow;
 pub mod h2;
 pub mod http;
+mod steer;
 mod sys;
 pub mod tls;
 mod worker;
@@ -15,6 +16,7 @@ pub use flow::{Fixed, FixedUser, Flow, Next};
 // The vocabulary shared with stats and reports lives in its own small
 // crate, so they need not link the engine (rustls, epoll) to speak it.
 pub use sample::{Captured, Outcome, Sample, Sink, MAX_COOKIES, MAX_COOKIE_BYTES};
+pub use steer::{Steer, LEAD_NS};
 pub use worker::WorkerReport;
 
 use plan::{Late, Load, Plan, Scheme};
@@ -98,6 +100,22 @@ pub fn run<S: Sink, F: Flow>(
     epoch: u64,
     stop: &AtomicBool,
 ) -> Result<Vec<(S, F, WorkerReport)>, EngineError> {
+    run_steered(plan, addr, workers, epoch, stop, None)
+}
+
+/// [`run`], with the open model's rate steered through `steer` while it
+/// runs (see [`Steer`]).
+pub fn run_steered<S: Sink, F: Flow>(
+    plan: &Plan,
+    addr: SocketAddr,
+    workers: Vec<(S, F)>,
+    epoch: u64,
+    stop: &AtomicBool,
+    steer: Option<&Steer>,
+) -> Result<Vec<(S, F, WorkerReport)>, EngineError> {
+    if let Some(st) = steer {
+        st.started(epoch);
+    }
     let threads = workers.len();
     assert!(threads >= 1, "at least one worker");
     let request = plan.encode_request();
@@ -140,6 +158,7 @@ pub fn run<S: Sink, F: Flow>(
                 request_timeout: plan.timeouts.request.as_nanos() as u64,
                 stop,
                 h2: h2.clone(),
+                steer,
             };
             let h = std::thread::Builder::new()
                 .name(format!("yace-worker-{w}"))

@@ -9,7 +9,7 @@
 //! ([`Dashboard::finish`], before the summary is printed), when the
 //! dashboard is dropped (an error on the way out), and on a panic.
 
-use crate::keys::{Action, Keys};
+use crate::keys::{Action, Keys, Steer};
 use crate::setup::Setup;
 use crate::view::{self, Look, Screen};
 use crate::watch::Watch;
@@ -44,6 +44,9 @@ fn restore() {
     }
 }
 
+/// Carries out a steering key; returns what it did, for the footer.
+pub type OnSteer = Box<dyn Fn(Steer) -> String + Send>;
+
 /// The dashboard of a running run.
 #[derive(Debug)]
 pub struct Dashboard {
@@ -63,6 +66,18 @@ impl Dashboard {
         setup: Setup,
         look: Look,
         on_stop: impl Fn() + Send + 'static,
+    ) -> io::Result<Dashboard> {
+        Self::start_steering(setup, look, on_stop, None)
+    }
+
+    /// [`Dashboard::start`], with the steering keys (`+`, `-`, `p`, `r`)
+    /// handed to `on_steer`, which says what it did in a line the footer
+    /// shows.
+    pub fn start_steering(
+        setup: Setup,
+        look: Look,
+        on_stop: impl Fn() + Send + 'static,
+        on_steer: Option<OnSteer>,
     ) -> io::Result<Dashboard> {
         HOOK.call_once(|| {
             let previous = std::panic::take_hook();
@@ -103,10 +118,12 @@ impl Dashboard {
             setup,
             look,
             watch: Watch::default(),
-            keys: Keys::default(),
+            keys: Keys::steering(on_steer.is_some()),
             markers: Vec::new(),
             stopping: false,
             start: Instant::now(),
+            on_steer,
+            steered: None,
         };
         let finished = done.clone();
         let thread = std::thread::Builder::new()
@@ -161,6 +178,9 @@ struct Drawing {
     markers: Vec<Marker>,
     stopping: bool,
     start: Instant,
+    on_steer: Option<OnSteer>,
+    /// What the last steering key did.
+    steered: Option<String>,
 }
 
 type Term = Terminal<CrosstermBackend<BufWriter<Stderr>>>;
@@ -212,6 +232,11 @@ impl Drawing {
                     }
                 }
                 Action::Mark(m) => self.markers.push(m),
+                Action::Steer(k) => {
+                    if let Some(f) = &self.on_steer {
+                        self.steered = Some(f(k));
+                    }
+                }
                 Action::Redraw | Action::None => {}
             }
         }
@@ -226,6 +251,7 @@ impl Drawing {
             keys: &self.keys,
             stopping: self.stopping,
             look: self.look,
+            steered: self.steered.as_deref(),
         };
         term.draw(|f| view::draw(f, &screen)).map(|_| ())
     }

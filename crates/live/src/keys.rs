@@ -1,7 +1,7 @@
 //! What a key does, as a pure state machine: a key (and the time it was
 //! pressed) in, an [`Action`] out. The terminal side carries the actions
-//! out. Steering keys (the rate, the users, a pause) will be more arms of
-//! the one `match` in [`Keys::press`] and more variants of [`Action`].
+//! out. Steering the open model's rate: `+`/`-` (10% up or down), `p`
+//! (pause, and again to resume) and `r` then a rate and Enter.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use stats::Marker;
@@ -20,6 +20,21 @@ pub enum Action {
     Stop,
     /// Record this marker.
     Mark(Marker),
+    /// Steer the open model's rate.
+    Steer(Steer),
+}
+
+/// A steering key's request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Steer {
+    /// 10% more (`+`).
+    Faster,
+    /// 10% less (`-`).
+    Slower,
+    /// Pause new requests, or resume them (`p`).
+    Pause,
+    /// This many requests per second (`r`, a number, Enter).
+    Rate(f64),
 }
 
 /// A marker whose note is being typed.
@@ -30,16 +45,33 @@ pub struct Draft {
     pub note: String,
 }
 
-/// The keys' state: typing a note or not.
+/// The keys' state: typing a note, a rate, or neither.
 #[derive(Debug, Clone, Default)]
 pub struct Keys {
     draft: Option<Draft>,
+    /// A rate being typed after `r`.
+    rate: Option<String>,
+    /// The steering keys do something (the open model).
+    pub steerable: bool,
 }
 
 impl Keys {
     /// The note being typed, if any.
     pub fn draft(&self) -> Option<&Draft> {
         self.draft.as_ref()
+    }
+
+    /// Keys with the steering keys bound, or not.
+    pub fn steering(steerable: bool) -> Keys {
+        Keys {
+            steerable,
+            ..Keys::default()
+        }
+    }
+
+    /// The rate being typed, if any.
+    pub fn rate(&self) -> Option<&str> {
+        self.rate.as_deref()
     }
 
     /// Handles a key pressed at `now_s` seconds into the run.
@@ -52,7 +84,34 @@ impl Keys {
         // is going on (a note being typed is dropped).
         if ctrl && matches!(key.code, KeyCode::Char('c' | 'C')) {
             self.draft = None;
+            self.rate = None;
             return Action::Stop;
+        }
+        if let Some(r) = &mut self.rate {
+            return match key.code {
+                KeyCode::Enter => {
+                    let text = self.rate.take().unwrap_or_default();
+                    match text.trim().parse::<f64>() {
+                        Ok(v) if v.is_finite() && v >= 0.0 => Action::Steer(Steer::Rate(v)),
+                        _ => Action::Redraw,
+                    }
+                }
+                KeyCode::Esc => {
+                    self.rate = None;
+                    Action::Redraw
+                }
+                KeyCode::Backspace => {
+                    r.pop();
+                    Action::Redraw
+                }
+                KeyCode::Char(c) if c.is_ascii_digit() || c == '.' => {
+                    if r.len() < 12 {
+                        r.push(c);
+                    }
+                    Action::Redraw
+                }
+                _ => Action::None,
+            };
         }
         if let Some(d) = &mut self.draft {
             return match key.code {
@@ -85,6 +144,13 @@ impl Keys {
         }
         match key.code {
             KeyCode::Char('q' | 'Q') => Action::Stop,
+            KeyCode::Char('+' | '=') if self.steerable => Action::Steer(Steer::Faster),
+            KeyCode::Char('-' | '_') if self.steerable => Action::Steer(Steer::Slower),
+            KeyCode::Char('p' | 'P') if self.steerable => Action::Steer(Steer::Pause),
+            KeyCode::Char('r' | 'R') if self.steerable => {
+                self.rate = Some(String::new());
+                Action::Redraw
+            }
             KeyCode::Char('m' | 'M') => {
                 self.draft = Some(Draft {
                     at_s: now_s.max(0.0),
@@ -109,6 +175,38 @@ mod tests {
         text.chars()
             .map(|c| k.press(key(KeyCode::Char(c)), at))
             .collect()
+    }
+
+    #[test]
+    fn steering_keys_only_where_the_rate_can_be_steered() {
+        let mut k = Keys::default();
+        assert_eq!(k.press(key(KeyCode::Char('+')), 1.0), Action::None);
+        k.steerable = true;
+        assert_eq!(
+            k.press(key(KeyCode::Char('+')), 1.0),
+            Action::Steer(Steer::Faster)
+        );
+        assert_eq!(
+            k.press(key(KeyCode::Char('-')), 1.0),
+            Action::Steer(Steer::Slower)
+        );
+        assert_eq!(
+            k.press(key(KeyCode::Char('p')), 1.0),
+            Action::Steer(Steer::Pause)
+        );
+        assert_eq!(k.press(key(KeyCode::Char('r')), 1.0), Action::Redraw);
+        typed(&mut k, "2x5", 1.0);
+        assert_eq!(k.rate(), Some("25"));
+        assert_eq!(
+            k.press(key(KeyCode::Enter), 1.0),
+            Action::Steer(Steer::Rate(25.0))
+        );
+        assert_eq!(k.rate(), None);
+        // Esc drops a typed rate.
+        k.press(key(KeyCode::Char('r')), 1.0);
+        typed(&mut k, "9", 1.0);
+        assert_eq!(k.press(key(KeyCode::Esc), 1.0), Action::Redraw);
+        assert_eq!(k.rate(), None);
     }
 
     #[test]

@@ -27,7 +27,8 @@ mod setup;
 pub mod view;
 mod watch;
 
-pub use dashboard::{Dashboard, FRAME};
+pub use dashboard::{Dashboard, OnSteer, FRAME};
+pub use keys::Steer;
 pub use setup::{Setup, Shape};
 pub use view::Look;
 pub use watch::{Watch, KEEP_S, WINDOW_S};

@@ -121,6 +121,8 @@ pub struct Screen<'a> {
     /// The run was asked to stop and is ending.
     pub stopping: bool,
     pub look: Look,
+    /// What the last steering key did.
+    pub steered: Option<&'a str>,
 }
 
 /// Below these the charts are left out.
@@ -627,12 +629,34 @@ fn footer(s: &Screen) -> Line<'static> {
             Span::raw("   Enter keeps it, Esc cancels"),
         ]);
     }
+    if let Some(r) = s.keys.rate() {
+        return Line::from(vec![
+            Span::styled("rate: ", s.look.warn()),
+            Span::raw(format!("{r}_ /s")),
+            Span::raw("   Enter sets it, Esc cancels"),
+        ]);
+    }
+    let bold = || Style::default().add_modifier(Modifier::BOLD);
     let mut spans = vec![
-        Span::styled("q", Style::default().add_modifier(Modifier::BOLD)),
+        Span::styled("q", bold()),
         Span::raw(" stop and write the result   "),
-        Span::styled("m", Style::default().add_modifier(Modifier::BOLD)),
+        Span::styled("m", bold()),
         Span::raw(" mark this moment"),
     ];
+    if s.keys.steerable {
+        spans.extend([
+            Span::raw("   "),
+            Span::styled("+/-", bold()),
+            Span::raw(" rate ±10%  "),
+            Span::styled("p", bold()),
+            Span::raw(" pause  "),
+            Span::styled("r", bold()),
+            Span::raw(" set rate"),
+        ]);
+    }
+    if let Some(what) = s.steered {
+        spans.push(Span::styled(format!("   {what}"), s.look.warn()));
+    }
     if let Some(last) = s.markers.last() {
         spans.push(Span::raw(format!(
             "   {} marker(s), last at {}{}",

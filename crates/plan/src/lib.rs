@@ -17,6 +17,7 @@ mod request;
 mod schedule;
 pub mod secrets;
 mod shard;
+mod steer;
 mod target;
 mod users;
 
@@ -24,6 +25,7 @@ pub use diag::{Diagnostic, Diagnostics, Field, Keys, Source, Spelling};
 pub use request::{Header, RequestSpec};
 pub use schedule::{Due, RateStage, Schedule, WorkerSchedule};
 pub use shard::{Deal, Shard};
+pub use steer::{Segment, Steering, PAUSED};
 pub use target::{Scheme, Target, TargetError};
 pub use users::{Think, Timeline, UserStage};
 

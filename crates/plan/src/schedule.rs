@@ -81,6 +81,49 @@ impl Schedule {
         }
     }
 
+    /// The request limit (`-n`), if any.
+    pub fn limit(&self) -> Option<u64> {
+        match self {
+            Schedule::Closed { limit } | Schedule::Open { limit, .. } => *limit,
+        }
+    }
+
+    /// N(t): the open model's arrivals due before `t_ns` (fractional; the
+    /// total at or after the end). 0 for the closed model.
+    pub fn arrivals_at(&self, t_ns: u64) -> f64 {
+        let Schedule::Open { stages, starts, .. } = self else {
+            return 0.0;
+        };
+        let mut left = t_ns as f64 / 1e9;
+        for (i, s) in stages.iter().enumerate() {
+            let d = s.duration.as_secs_f64();
+            if left < d {
+                let a = (s.to - s.from) / (2.0 * d);
+                return starts[i] + s.from * left + a * left * left;
+            }
+            left -= d;
+        }
+        starts.last().copied().unwrap_or(0.0)
+    }
+
+    /// N⁻¹(u): when the open model's `u`-th arrival (fractional) is due;
+    /// `None` at or past the end.
+    pub fn time_of(&self, u: f64) -> Option<u64> {
+        let Schedule::Open { stages, starts, .. } = self else {
+            return None;
+        };
+        let mut t0 = 0.0;
+        for (i, s) in stages.iter().enumerate() {
+            let d = s.duration.as_secs_f64();
+            if starts[i + 1] > u {
+                let t = solve_in_stage(s.from, s.to, d, u - starts[i]);
+                return Some(((t0 + t) * 1e9).round() as u64);
+            }
+            t0 += d;
+        }
+        None
+    }
+
     /// When global request `k` (0-based) is due.
     pub fn due(&self, k: u64) -> Due {
         match self {
@@ -136,6 +179,8 @@ pub struct WorkerSchedule {
     schedule: Schedule,
     worker: u64,
     threads: u64,
+    /// The open model steered while it runs (`crate::Steering`).
+    steering: Option<crate::Steering>,
 }
 
 impl WorkerSchedule {
@@ -145,20 +190,32 @@ impl WorkerSchedule {
             schedule,
             worker: worker as u64,
             threads: threads as u64,
+            steering: None,
         }
+    }
+
+    /// From now on, the run's steering decides when requests are due.
+    pub fn steer(&mut self, steering: crate::Steering) {
+        self.steering = Some(steering);
     }
 
     /// When this worker's `j`-th request is due.
     pub fn due(&self, j: u64) -> Due {
-        self.schedule
-            .due(j.saturating_mul(self.threads).saturating_add(self.worker))
+        let k = j.saturating_mul(self.threads).saturating_add(self.worker);
+        match &self.steering {
+            Some(st) => st.due(&self.schedule, k),
+            None => self.schedule.due(k),
+        }
     }
 
     /// How many of this worker's requests come at or after its `j`-th, if
     /// the schedule is finite: global requests k ≡ worker (mod threads),
     /// k < total.
     pub fn remaining(&self, j: u64) -> Option<u64> {
-        let total = self.schedule.total()?;
+        let total = match &self.steering {
+            Some(st) => st.total(&self.schedule)?,
+            None => self.schedule.total()?,
+        };
         let mine = total.saturating_sub(self.worker).div_ceil(self.threads);
         Some(mine.saturating_sub(j))
     }

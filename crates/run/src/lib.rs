@@ -157,6 +157,8 @@ pub struct Prepared {
     spelling: &'static dyn plan::Spelling,
     /// Connected (each read once), started with the load.
     monitors: Option<monitor::Monitors>,
+    /// The open model's rate, steerable while it runs ([`Prepared::steer`]).
+    steer: Option<Arc<engine::Steer>>,
 }
 
 /// Gets a job ready: raises the open-file limit if it can, checks this
@@ -241,6 +243,7 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
         thresholds,
         spelling,
         monitors,
+        steer: None,
     })
 }
 
@@ -324,6 +327,49 @@ fn fixed_flow(plan: &Plan) -> impl FnMut(usize) -> engine::Fixed + use<> {
 }
 
 impl Prepared {
+    /// A handle to steer the open model's rate while the run goes on (the
+    /// live view's keys); `None` for the other models and for a shard (its
+    /// share of a steered timetable is not defined). What was steered is
+    /// recorded in the result (`steering`) and replaces the plan's count.
+    pub fn steer(&mut self) -> Option<Arc<engine::Steer>> {
+        if self.plan.shard.is_some() {
+            return None;
+        }
+        if self.steer.is_none() {
+            self.steer = engine::Steer::for_plan(&self.plan).map(Arc::new);
+        }
+        self.steer.clone()
+    }
+
+    /// The steering timeline for the result, if the rate was steered.
+    fn steered(&self, duration_ns: u64) -> Option<stats::Steered> {
+        let st = self.steer.as_ref()?;
+        let t = st.timeline();
+        if !t.steered() {
+            return None;
+        }
+        let schedule = self.plan.schedule();
+        let rate_at = |at_ns: u64| {
+            let a = schedule.arrivals_at(at_ns);
+            let b = schedule.arrivals_at(at_ns + 1_000_000);
+            (b - a) * 1000.0
+        };
+        Some(stats::Steered {
+            planned: t.total(&schedule),
+            segments: t
+                .segments()
+                .iter()
+                // A change set for after the run ended never took effect.
+                .filter(|s| s.at_ns == 0 || s.at_ns < duration_ns)
+                .map(|s| stats::SteerSegment {
+                    at_s: (s.at_ns as f64 / 1e6).round() / 1e3,
+                    factor: (s.factor * 1e4).round() / 1e4,
+                    rate: ((rate_at(s.at_ns) * s.factor) * 100.0).round() / 100.0,
+                })
+                .collect(),
+        })
+    }
+
     /// Runs the job. Each worker feeds its statistics and the extra sink
     /// `extra(worker)` (`|_| ()` for none); `observe` sees the finished
     /// per-second rows about every 50 ms; `stop` ends the run early.
@@ -389,7 +435,9 @@ impl Prepared {
         let epoch = engine::clock_ns();
         let addr = self.addr;
         let outputs = std::thread::scope(|s| {
-            let h = s.spawn(|| engine::run(plan, addr, workers, epoch, &stop));
+            let steer = self.steer.as_deref();
+            let stop = &stop;
+            let h = s.spawn(move || engine::run_steered(plan, addr, workers, epoch, stop, steer));
             while !h.is_finished() {
                 std::thread::sleep(Duration::from_millis(50));
                 observe(series.lock().unwrap_or_else(|e| e.into_inner()).rows());
@@ -498,6 +546,7 @@ impl Prepared {
                 connections_opened: opened,
                 not_yet_due,
                 visits,
+                steering: self.steered(duration_ns),
                 server_software,
                 step_names: step_names.to_vec(),
                 checks: Vec::new(),

@@ -81,6 +81,11 @@ pub struct RunResult {
     /// view), in the order they were made; absent when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<Marker>,
+    /// The open model's rate as steered while the run went on (`+`/`-`/`p`
+    /// on the live view); absent when it was not: the run offered this
+    /// timeline, not the plan's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steering: Option<Steered>,
     /// `--shard I/N`: this run was one shard of a larger one; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::shard::ShardInfo>,
@@ -90,6 +95,27 @@ pub struct RunResult {
 }
 
 /// A moment of the run marked by hand, with what happened then.
+/// A steered run's timeline of rates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Steered {
+    /// Requests the steered timetable held in all (the plan's own count
+    /// no longer applies).
+    pub planned: Option<u64>,
+    /// From `at_s` on, the planned rate × `factor`: `rate` per second at
+    /// that moment. The first is the plan's own (× 1 from 0 s).
+    pub segments: Vec<SteerSegment>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SteerSegment {
+    /// Seconds since the start of the run.
+    pub at_s: f64,
+    /// 0 pauses.
+    pub factor: f64,
+    /// Requests per second offered from that moment (planned × factor).
+    pub rate: f64,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Marker {
     /// Seconds since the start of the run.
@@ -322,6 +348,9 @@ pub struct RunFacts {
     /// Planned requests not yet due when the run stopped, as the workers
     /// counted them (None: the plan has no set number).
     pub not_yet_due: Option<u64>,
+    /// The open model steered while it ran: its timeline replaces the
+    /// plan's count.
+    pub steering: Option<Steered>,
     /// The open model with journeys: arrivals that started a visit or were
     /// cancelled at the end. The plan's timetable then holds arrivals, each
     /// any number of requests.
@@ -413,8 +442,34 @@ impl RunResult {
             Some(v) => (v, "arrivals"),
             None => (requests, "requests"),
         };
-        // A shard plans its share of the timetable (`--shard`).
-        let planned = f.plan.planned();
+        // A shard plans its share of the timetable (`--shard`); a steered
+        // run what its steering held.
+        let planned = match &f.steering {
+            Some(st) => st.planned,
+            None => f.plan.planned(),
+        };
+        if let Some(st) = &f.steering {
+            let changes: Vec<String> = st.segments[1..]
+                .iter()
+                .map(|s| {
+                    if s.factor == 0.0 {
+                        format!("paused at {:.1} s", s.at_s)
+                    } else {
+                        format!(
+                            "×{:.2} ({}/s) at {:.1} s",
+                            s.factor,
+                            crate::fmt::count(s.rate.round() as u64),
+                            s.at_s
+                        )
+                    }
+                })
+                .collect();
+            warnings.push(format!(
+                "the rate was steered while the run went on ({}): the run offered that \
+                 timeline, not the plan's; compare it only with runs steered the same way",
+                changes.join(", ")
+            ));
+        }
         if let (Some(p), Some(n)) = (planned, f.not_yet_due) {
             if started + dropped + n != p {
                 warnings.push(format!(
@@ -560,6 +615,7 @@ impl RunResult {
             shortfall,
             monitor: None,
             markers: Vec::new(),
+            steering: f.steering,
             shard: None,
             merge: None,
             plan: f.plan,

@@ -59,14 +59,14 @@ pub fn run(a: RunArgs) -> Result<u8, Failure> {
 
 /// Runs a prepared job, watched as the flags and the terminal say; then
 /// the summary and the output files.
-fn execute(a: &RunArgs, prepared: ::run::Prepared, monitored: usize) -> Result<u8, Failure> {
+fn execute(a: &RunArgs, mut prepared: ::run::Prepared, monitored: usize) -> Result<u8, Failure> {
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
     let html_out = driver::create_output("--html", a.html.as_deref())?;
     // `--start-at`: wait for the agreed start (the target is probed).
     let start = super::shard::wait(a, &prepared)?;
     let stop = StopHandle::new();
-    let mut watching = Watching::choose(a, &prepared, monitored, &stop);
+    let mut watching = Watching::choose(a, &mut prepared, monitored, &stop);
     let done = super::shard::execute(&start, prepared, |rows| watching.observe(rows), &stop);
     // The screen is back before anything else is printed (an error too),
     // so the summary stays in the scrollback.
@@ -101,7 +101,12 @@ enum Watching {
 }
 
 impl Watching {
-    fn choose(a: &RunArgs, p: &::run::Prepared, monitored: usize, stop: &StopHandle) -> Watching {
+    fn choose(
+        a: &RunArgs,
+        p: &mut ::run::Prepared,
+        monitored: usize,
+        stop: &StopHandle,
+    ) -> Watching {
         if a.quiet {
             return Watching::Nothing;
         }
@@ -117,9 +122,14 @@ impl Watching {
         if terminal && !a.no_tui {
             let stop = stop.clone();
             let look = live::Look::from_env(|k| std::env::var(k).ok());
-            match live::Dashboard::start(setup.clone(), look, move || {
-                stop.stop(StopCause::Interrupted)
-            }) {
+            // The open model's rate can be steered from the keys.
+            let on_steer = p.steer().map(steering);
+            match live::Dashboard::start_steering(
+                setup.clone(),
+                look,
+                move || stop.stop(StopCause::Interrupted),
+                on_steer,
+            ) {
                 Ok(d) => return Watching::Dashboard(d),
                 Err(e) => eprintln!(
                     "yace: cannot draw the live view on this terminal ({e}); showing the \
@@ -154,6 +164,43 @@ impl Watching {
             Watching::Nothing | Watching::Log(_) => Vec::new(),
         }
     }
+}
+
+/// What the live view's steering keys do to the open model's rate: ±10%,
+/// pause and resume (at the factor before the pause), or a typed rate; each
+/// change takes effect [`engine::LEAD_NS`] later, so every worker follows
+/// it from the same moment, which the result records.
+fn steering(st: std::sync::Arc<engine::Steer>) -> live::OnSteer {
+    // The factor a resume goes back to.
+    let resume = std::sync::Mutex::new(1.0f64);
+    Box::new(move |key: live::Steer| {
+        let now = st.factor();
+        let planned = st.planned_rate();
+        let mut back = resume.lock().unwrap_or_else(|e| e.into_inner());
+        let factor = match key {
+            live::Steer::Faster if now == 0.0 => *back * 1.1,
+            live::Steer::Faster => now * 1.1,
+            live::Steer::Slower => now * 0.9,
+            live::Steer::Pause if now == 0.0 => *back,
+            live::Steer::Pause => {
+                *back = now;
+                0.0
+            }
+            live::Steer::Rate(_) if planned <= 0.0 => {
+                return "the plan offers nothing now: no rate to scale".into();
+            }
+            live::Steer::Rate(r) => r / planned,
+        };
+        let at = st.set_factor(factor) as f64 / 1e9;
+        if factor == 0.0 {
+            format!("paused from {at:.1} s (p resumes)")
+        } else {
+            format!(
+                "rate ×{factor:.2}: {}/s from {at:.1} s",
+                report::count((planned * factor).round() as u64)
+            )
+        }
+    })
 }
 
 /// `yace run -f plan.toml`: a scenario file's virtual users. The file is

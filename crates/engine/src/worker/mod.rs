@@ -90,6 +90,8 @@ pub(crate) struct WorkerConfig<'a> {
     /// HTTP/2: streams per connection and the plan's request, converted
     /// (connections are slots / streams).
     pub h2: Option<(u32, crate::h2::Request)>,
+    /// The open model's rate, steered while it runs.
+    pub steer: Option<&'a crate::Steer>,
 }
 
 /// What a worker reports besides its sink's contents.
@@ -267,6 +269,8 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     /// Sockets whose read loop spent its budget with data perhaps left:
     /// (epoll token index, generation, event flags), read on the next turn.
     unread: Vec<(u32, u32, u32)>,
+    /// The steering version this worker's schedule follows.
+    steer_seen: u64,
 }
 
 /// How slots reach the server: the one choice the loop dispatches on
@@ -330,6 +334,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             ending: false,
             transport,
             unread: Vec::new(),
+            steer_seen: 0,
             cfg,
         })
     }
@@ -345,6 +350,19 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         }
         self.unread.push((idx as u32, gen, flags));
         true
+    }
+
+    /// A steering change (one relaxed load a turn when none): the
+    /// timetable from the next request on follows the new timeline.
+    #[inline]
+    fn follow_steering(&mut self) {
+        let Some(st) = self.cfg.steer else { return };
+        let v = st.version();
+        if v != self.steer_seen {
+            self.steer_seen = v;
+            self.cfg.schedule.steer(st.timeline());
+            self.next_due = self.cfg.schedule.due(self.next_j);
+        }
     }
 
     #[inline]
@@ -380,6 +398,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             if self.cfg.end_at.is_some_and(|e| now >= e) {
                 break;
             }
+            self.follow_steering();
             if self.feed(now) {
                 break;
             }

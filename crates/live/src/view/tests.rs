@@ -65,6 +65,7 @@ fn a_full_screen_shows_charts_figures_errors_and_keys() {
         keys: &keys,
         stopping: false,
         look: Look { color: true },
+        steered: None,
     };
     let out = render(&s, 120, 36);
     for want in [
@@ -105,6 +106,7 @@ fn any_size_draws_without_panicking_down_to_one_cell() {
             keys: &keys,
             stopping: false,
             look: Look { color },
+            steered: None,
         };
         for (wd, ht) in [
             (0, 0),
@@ -141,6 +143,7 @@ fn a_small_window_keeps_the_progress_and_the_keys() {
         keys: &keys,
         stopping: false,
         look: Look { color: false },
+        steered: None,
     };
     let out = render(&s, 50, 6);
     assert!(out.contains("3s of 30s"), "{out}");
@@ -167,6 +170,7 @@ fn saturation_and_lag_are_said_as_soon_as_a_second_shows_them() {
         keys: &keys,
         stopping: false,
         look: Look { color: true },
+        steered: None,
     };
     let warn = warnings(&s);
     assert!(

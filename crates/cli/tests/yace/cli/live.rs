@@ -483,3 +483,67 @@ fn watching_does_not_change_the_numbers() {
         s.shutdown();
     }
 }
+
+#[test]
+fn steering_keys_change_the_rate_and_the_result_records_the_timeline() {
+    // 100/s for 6 s; `+` five times (×1.61), then `p` and `p` again: the
+    // result keeps every change, the server saw exactly what the steered
+    // timeline held, and the account balances in it.
+    let s = server();
+    let json = temp_path("live-steer.json");
+    let url = s.url();
+    let args = [
+        "run",
+        &url,
+        "--rate",
+        "100",
+        "-d",
+        "6s",
+        "--late",
+        "catch-up",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let pane = Pane::start("steer", 120, 36, &[("TERM", "xterm-256color")], &args);
+    pane.wait(10, "the steering keys", |s| s.contains("+/- rate ±10%"));
+    std::thread::sleep(Duration::from_millis(1500));
+    for _ in 0..5 {
+        pane.type_text("+");
+    }
+    pane.wait(5, "the new rate", |s| s.contains("rate ×1.61: 161/s"));
+    std::thread::sleep(Duration::from_millis(1500));
+    pane.type_text("p");
+    pane.wait(5, "the pause", |s| s.contains("paused from"));
+    std::thread::sleep(Duration::from_millis(1000));
+    pane.type_text("p");
+    pane.wait(5, "the resume", |s| s.contains("rate ×1.61"));
+    assert_eq!(pane.exit_code(20), 0, "{}", pane.screen());
+    let r = result(&json);
+    let seen = settled(&s);
+    let segs = r["steering"]["segments"]
+        .as_array()
+        .expect("steering recorded");
+    // The plan's own, five raises, the pause and the resume.
+    assert_eq!(segs.len(), 8, "{segs:?}");
+    assert_eq!(segs[0]["factor"], 1.0);
+    assert_eq!(segs[5]["factor"].as_f64(), Some(1.6105), "{segs:?}");
+    assert_eq!(segs[6]["factor"].as_f64(), Some(0.0));
+    assert_eq!(segs[7]["factor"].as_f64(), Some(1.6105));
+    // What the timeline held, recomputed from the result alone.
+    let mut held = 0.0;
+    for (i, seg) in segs.iter().enumerate() {
+        let from = seg["at_s"].as_f64().unwrap();
+        let to = segs.get(i + 1).map_or(6.0, |n| n["at_s"].as_f64().unwrap());
+        held += seg["rate"].as_f64().unwrap() * (to - from);
+    }
+    let planned = u(&r, "summary.planned");
+    assert!((planned as f64 - held).abs() <= 2.0, "{planned} vs {held}");
+    assert!(planned > 600, "raised above the plan's 600: {planned}");
+    assert_eq!(u(&r, "summary.requests"), planned, "{r}");
+    assert_eq!(u(&r, "summary.responses"), planned);
+    assert_eq!(seen.requests, planned, "the server's count");
+    let warnings = r["warnings"].to_string();
+    assert!(warnings.contains("the rate was steered"), "{warnings}");
+    assert!(!warnings.contains("accounting"), "{warnings}");
+    s.shutdown();
+}
