@@ -34,6 +34,57 @@ pub(super) enum Feed {
     Visits(Visits),
 }
 
+/// Per-slot timers (think times, pacing, window starts): a min-heap of
+/// (when, slot) and each slot's one pending time, so a re-armed slot's
+/// older entry is recognised and skipped.
+pub(super) struct Timers {
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    at: Vec<u64>,
+}
+
+impl Timers {
+    fn new(slots: usize) -> Timers {
+        Timers {
+            heap: BinaryHeap::new(),
+            at: vec![NEVER; slots],
+        }
+    }
+
+    /// Slot `idx` wakes at `at` (replacing its pending time, if any).
+    fn arm(&mut self, idx: usize, at: u64) {
+        self.at[idx] = at;
+        self.heap.push(Reverse((at, idx as u32)));
+    }
+
+    /// Slot `idx` has no pending time.
+    fn disarm(&mut self, idx: usize) {
+        self.at[idx] = NEVER;
+    }
+
+    /// The earliest pending time, if any (perhaps a superseded one: waking
+    /// early is harmless).
+    fn next(&self) -> Option<u64> {
+        self.heap.peek().map(|Reverse((t, _))| *t)
+    }
+
+    /// The next slot whose time has come by `now`, with that time; its
+    /// timer is spent. Superseded entries are dropped on the way.
+    fn due(&mut self, now: u64) -> Option<(u64, usize)> {
+        while let Some(&Reverse((t, idx))) = self.heap.peek() {
+            if t > now {
+                return None;
+            }
+            self.heap.pop();
+            let i = idx as usize;
+            if self.at[i] == t {
+                self.at[i] = NEVER;
+                return Some((t, i));
+            }
+        }
+        None
+    }
+}
+
 /// The open model's visitors, one at a time per slot.
 pub(super) struct Visits {
     drop_after: Option<u64>,
@@ -43,9 +94,7 @@ pub(super) struct Visits {
     on: Vec<bool>,
     /// Slots whose visitor should act now.
     ready: Vec<u32>,
-    timers: BinaryHeap<Reverse<(u64, u32)>>,
-    /// When the pending timer for each slot fires (NEVER: none).
-    timer_at: Vec<u64>,
+    timers: Timers,
     /// Visits under way.
     live: usize,
 }
@@ -66,7 +115,7 @@ pub(super) struct Users {
     clocks: Vec<UserClock>,
     /// Slots whose user should act now.
     ready: Vec<u32>,
-    timers: BinaryHeap<Reverse<(u64, u32)>>,
+    timers: Timers,
     /// Users whose timeline has not ended.
     live: usize,
 }
@@ -80,8 +129,6 @@ struct UserClock {
     start_at: u64,
     stop_at: u64,
     iter_start: u64,
-    /// When the pending timer for this slot fires (NEVER: none).
-    timer_at: u64,
 }
 
 impl Feed {
@@ -102,24 +149,22 @@ impl Feed {
                     free,
                     on: vec![false; n],
                     ready: Vec::new(),
-                    timers: BinaryHeap::new(),
-                    timer_at: vec![NEVER; n],
+                    timers: Timers::new(n),
                     live: 0,
                 })
             }
             Mode::PerUser { windows, pacing } => {
-                let mut timers = BinaryHeap::new();
+                let mut timers = Timers::new(windows.len());
                 let clocks = windows
                     .iter()
                     .enumerate()
                     .map(|(idx, &(start, stop))| {
-                        timers.push(Reverse((start, idx as u32)));
+                        timers.arm(idx, start);
                         UserClock {
                             active: true,
                             start_at: start,
                             stop_at: stop,
                             iter_start: start,
-                            timer_at: start,
                         }
                     })
                     .collect();
@@ -166,12 +211,9 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 Due::At(t) if !p.closed.is_empty() || !p.idle.is_empty() => wake.min(t),
                 _ => wake,
             },
-            Feed::Users(u) => match u.timers.peek() {
-                Some(Reverse((t, _))) => wake.min(*t),
-                None => wake,
-            },
+            Feed::Users(u) => u.timers.next().map_or(wake, |t| wake.min(t)),
             Feed::Visits(v) => {
-                let timer = v.timers.peek().map_or(wake, |Reverse((t, _))| wake.min(*t));
+                let timer = v.timers.next().map_or(wake, |t| wake.min(t));
                 match self.next_due {
                     Due::At(t) if !v.free.is_empty() => timer.min(t),
                     _ => timer,
@@ -370,8 +412,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
 
     fn arm(&mut self, idx: usize, at: u64) {
         if let Feed::Users(u) = &mut self.feed {
-            u.clocks[idx].timer_at = at;
-            u.timers.push(Reverse((at, idx as u32)));
+            u.timers.arm(idx, at);
         }
     }
 
@@ -380,19 +421,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             let Feed::Users(u) = &mut self.feed else {
                 return;
             };
-            let Some(&Reverse((t, idx))) = u.timers.peek() else {
+            let Some((t, idx)) = u.timers.due(now) else {
                 return;
             };
-            if t > now {
-                return;
+            if u.clocks[idx].active {
+                self.act(idx, t, now);
             }
-            u.timers.pop();
-            let clock = &mut u.clocks[idx as usize];
-            if clock.timer_at != t || !clock.active {
-                continue; // Superseded or retired.
-            }
-            clock.timer_at = NEVER;
-            self.act(idx as usize, t, now);
         }
     }
 
@@ -528,19 +562,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             let Feed::Visits(v) = &mut self.feed else {
                 return;
             };
-            let Some(&Reverse((t, idx))) = v.timers.peek() else {
+            let Some((t, idx)) = v.timers.due(now) else {
                 return;
             };
-            if t > now {
-                return;
+            if v.on[idx] {
+                self.visit_act(idx, t, now);
             }
-            v.timers.pop();
-            let i = idx as usize;
-            if v.timer_at[i] != t || !v.on[i] {
-                continue; // Superseded, or the visit ended.
-            }
-            v.timer_at[i] = NEVER;
-            self.visit_act(i, t, now);
         }
     }
 
@@ -594,9 +621,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             }
             Next::Think(ns) => {
                 if let Feed::Visits(v) = &mut self.feed {
-                    let at = now.saturating_add(ns);
-                    v.timer_at[idx] = at;
-                    v.timers.push(Reverse((at, idx as u32)));
+                    v.timers.arm(idx, now.saturating_add(ns));
                 }
             }
             Next::EndIteration => self.visit_over(idx),
@@ -608,7 +633,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             if v.on[idx] {
                 v.on[idx] = false;
                 v.live -= 1;
-                v.timer_at[idx] = NEVER;
+                v.timers.disarm(idx);
                 v.free.push(idx as u32);
             }
         }
