@@ -20,6 +20,20 @@ use std::sync::Mutex;
 /// another would find its client starved (and rightly say so).
 static ALONE: Mutex<()> = Mutex::new(());
 
+/// A search's printed lines and its `--json` answer (the file removed).
+fn answer(out: &std::process::Output, json: &std::path::Path) -> (String, serde_json::Value) {
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let doc = serde_json::from_str(&std::fs::read_to_string(json).unwrap_or_default())
+        .unwrap_or_else(|e| {
+            panic!(
+                "no answer ({e}): {text}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    let _ = std::fs::remove_file(json);
+    (text, doc)
+}
+
 #[test]
 fn find_max_finds_a_php_fpm_pools_capacity() {
     let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
@@ -50,17 +64,7 @@ fn find_max_finds_a_php_fpm_pools_capacity() {
         .arg(&json)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let doc: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(&json).unwrap_or_default(),
-    )
-    .unwrap_or_else(|e| {
-        panic!(
-            "no answer ({e}): {text}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    let _ = std::fs::remove_file(&json);
+    let (text, doc) = answer(&out, &json);
     eprintln!("{text}");
     let a = &doc["answer"];
     assert_eq!(a["end"], "converged", "{text}");
@@ -186,17 +190,7 @@ fn find_max_searches_a_scenarios_visitors() {
         .arg(&json)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let doc: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(&json).unwrap_or_default(),
-    )
-    .unwrap_or_else(|e| {
-        panic!(
-            "no answer ({e}): {text}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    let _ = std::fs::remove_file(&json);
+    let (text, doc) = answer(&out, &json);
     let _ = std::fs::remove_file(&file);
     let a = &doc["answer"];
     assert_eq!(a["end"], "converged", "{text}");
