@@ -8,12 +8,18 @@
 #   YACE=/path/to/yace bench/run.sh               # skip `cargo build`
 #
 # Environment (defaults in brackets):
-#   TOOLS     comma list of wrk,yace,yace-mon,yace-tui,h2load [wrk,yace,h2load]
+#   TOOLS     comma list of wrk,yace,yace-mon,yace-tui,yace-web,yace-prom,h2load [wrk,yace,h2load]
 #             (yace-mon: yace with --monitor system, pid: and nginx: on —
 #             what watching the server costs the client)
 #             (yace-tui: yace with its live dashboard drawn on a 120x40
 #             pseudo-terminal (util-linux script) — what watching the run
 #             costs; script's copying of the screen is counted too)
+#             (yace-web: yace with its live browser page, --dashboard, and one
+#             reader on the page's event stream (curl -N, as a browser tab) —
+#             what serving the page costs; curl's CPU is counted too)
+#             (yace-prom: yace with --prometheus and --otlp on, scraped every
+#             second by curl and pushing every second to a sink that answers
+#             200 — what the metrics exporters cost; curl's CPU is counted too)
 #             (wrk runs the HTTP/1.1 modes, h2load the h2 mode, yace all)
 #   MODES     comma list of keepalive,close,conn10k,https,h2  [all five]
 #   H2_STREAMS  h2 mode: concurrent streams per connection (h2load -m, yace --streams) [10]
@@ -64,8 +70,8 @@ DUR=${BASH_REMATCH[1]}
 
 IFS=, read -r -a TOOL_LIST <<<"$TOOLS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
-is_yace() { [[ $1 == yace || $1 == yace-mon || $1 == yace-tui ]]; }
-for t in "${TOOL_LIST[@]}"; do is_yace "$t" || [[ $t == wrk || $t == h2load ]] || die "unknown tool '$t' (wrk, yace, yace-mon, yace-tui, h2load)"; done
+is_yace() { [[ $1 == yace || $1 == yace-mon || $1 == yace-tui || $1 == yace-web || $1 == yace-prom ]]; }
+for t in "${TOOL_LIST[@]}"; do is_yace "$t" || [[ $t == wrk || $t == h2load ]] || die "unknown tool '$t' (wrk, yace, yace-mon, yace-tui, yace-web, yace-prom, h2load)"; done
 for m in "${MODE_LIST[@]}"; do
     [[ $m == keepalive || $m == close || $m == conn10k || $m == https || $m == h2 ]] || die "unknown mode '$m' (keepalive, close, conn10k, https, h2)"
 done
@@ -102,6 +108,7 @@ install_deps() {
     command -v taskset >/dev/null 2>&1 || missing+=(util-linux)
     command -v python3 >/dev/null 2>&1 || missing+=(python3)
     if has_tool yace-tui; then command -v script >/dev/null 2>&1 || missing+=(util-linux); fi
+    if has_tool yace-web || has_tool yace-prom; then command -v curl >/dev/null 2>&1 || missing+=(curl); fi
     command -v openssl >/dev/null 2>&1 || missing+=(openssl)
     (( ${#missing[@]} == 0 )) && return 0
 
@@ -125,7 +132,7 @@ install_deps
 nginx -V 2>&1 | grep -q stub_status || die "this nginx lacks the stub_status module"
 
 # ------------------------------------------------------------------- yace --
-if has_tool yace || has_tool yace-mon || has_tool yace-tui; then
+if has_tool yace || has_tool yace-mon || has_tool yace-tui || has_tool yace-web || has_tool yace-prom; then
     if [[ -z ${YACE:-} ]]; then
         log "building yace: cargo build --release -p yace"
         (cd "$REPO" && cargo build --release -p yace) >&2
@@ -162,6 +169,8 @@ NGINX_PID=
 NGINX_WORKER_PID=
 CLIENT_PID=
 SLEEP_PID=
+SINK_PID=
+SINK_PORT=
 
 cleanup() {
     local rc=$?
@@ -180,12 +189,22 @@ cleanup() {
         sleep 0.5
         kill -0 "$NGINX_WORKER_PID" 2>/dev/null && kill -KILL "$NGINX_WORKER_PID" 2>/dev/null || true
     fi
+    [[ -n $SINK_PID ]] && kill "$SINK_PID" 2>/dev/null || true
     rm -rf "$NGX_DIR"
     exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# yace-prom's OTLP collector stand-in (bench/otlp-sink.py), started once,
+# outside the timed runs, on CPU 0 with nginx.
+if has_tool yace-prom; then
+    taskset -c 0 python3 "$BENCH_DIR/otlp-sink.py" >"$NGX_DIR/sink.port" &
+    SINK_PID=$!
+    for _ in $(seq 100); do SINK_PORT=$(head -n1 "$NGX_DIR/sink.port" 2>/dev/null); [[ -n $SINK_PORT ]] && break; sleep 0.05; done
+    [[ -n $SINK_PORT ]] || die "the OTLP sink for yace-prom did not start"
+fi
 
 # ------------------------------------------------------------------ nginx --
 free_port() {
@@ -306,6 +325,23 @@ client_cmd() {   # tool mode -> prints argv, one word per line
             [[ $mode == h2 ]] && cmd+=" --http2 --streams $H2_STREAMS"
             printf '%s\n' taskset -c 1 script -qfec "$cmd" /dev/null
             ;;
+        yace-web)
+            # yace with --dashboard, and one reader on the page's stream once
+            # yace has said where it is; the reader's events are kept.
+            printf '%s\n' taskset -c 1 bash -c "$WEB_READER" yace-web "$OUT_DIR/yace-web-$mode.events" \
+                "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s" --dashboard
+            [[ $mode == close ]] && printf '%s\n' --no-keepalive
+            [[ $mode == https || $mode == h2 ]] && printf '%s\n' --insecure
+            [[ $mode == h2 ]] && printf '%s\n' --http2 --streams "$H2_STREAMS"
+            ;;
+        yace-prom)
+            # yace with both exporters, scraped and pushing every second.
+            printf '%s\n' taskset -c 1 bash -c "$PROM_READER" yace-prom "$SINK_PORT" \
+                "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s" --prometheus --otlp
+            [[ $mode == close ]] && printf '%s\n' --no-keepalive
+            [[ $mode == https || $mode == h2 ]] && printf '%s\n' --insecure
+            [[ $mode == h2 ]] && printf '%s\n' --http2 --streams "$H2_STREAMS"
+            ;;
         yace|yace-mon)
             printf '%s\n' taskset -c 1 "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s"
             # What watching the server costs: this machine's /proc (TCP
@@ -320,6 +356,26 @@ client_cmd() {   # tool mode -> prints argv, one word per line
     esac
     return 0
 }
+# yace-prom's wrapper: SINK_PORT YACE ARGS… — yace pushing every second to
+# the OTLP sink (started once, untimed) and curl scraping the address yace
+# prints every second until yace ends.
+PROM_READER='port=$1; shift; '\
+'err=$(mktemp); OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$port OTEL_METRIC_EXPORT_INTERVAL=1000 "$@" 2>"$err" & y=$!; url=; '\
+'for _ in $(seq 200); do url=$(grep -o "metrics for Prometheus at http://[^ ]*" "$err" | head -n1 | cut -d" " -f5); '\
+'[[ -n $url ]] && break; sleep 0.05; done; '\
+'( while kill -0 "$y" 2>/dev/null; do curl -s "$url" >/dev/null; sleep 1; done ) & c=$!; '\
+'rc=0; wait "$y" || rc=$?; kill "$c" "$sink" 2>/dev/null; wait "$c" "$sink" 2>/dev/null; '\
+'cat "$err" >&2; rm -f "$err"; [[ -n $url ]] || { echo "yace-prom: yace said no metrics address" >&2; exit 1; }; exit "$rc"'
+# yace-web's wrapper: EVENTS_FILE YACE ARGS… — runs yace, reads the page's
+# address from its stderr ("live page at http://…/"), keeps `curl -N` on
+# the stream (…/events) until yace ends; yace's exit code.
+# (One line: client_cmd prints one word a line.)
+WEB_READER='events=$1; shift; err=$(mktemp); "$@" 2>"$err" & y=$!; url=; '\
+'for _ in $(seq 200); do url=$(grep -o "live page at http://[^ ]*" "$err" | head -n1 | cut -d" " -f4); '\
+'[[ -n $url ]] && break; sleep 0.05; done; c=; '\
+'if [[ -n $url ]]; then curl -sN "${url}events" >"$events" & c=$!; fi; '\
+'rc=0; wait "$y" || rc=$?; if [[ -n $c ]]; then kill "$c" 2>/dev/null; wait "$c" 2>/dev/null; fi; '\
+'cat "$err" >&2; rm -f "$err"; [[ -n $url ]] || { echo "yace-web: yace said no page address" >&2; exit 1; }; exit "$rc"'
 quote_cmd() {   # shell-quote argv for the report, readably
     local w out=
     for w in "$@"; do
@@ -519,13 +575,17 @@ print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---
 for (mode, tool), st in stats.items():
     ratio = ""
     peer = stats.get((mode, "h2load" if mode == "h2" else "wrk"))
-    if tool in ("yace", "yace-mon", "yace-tui") and peer and peer["rpc"] and st["rpc"]:
+    if tool in ("yace", "yace-mon", "yace-tui", "yace-web", "yace-prom") and peer and peer["rpc"] and st["rpc"]:
         ratio = f"**{st['rpc'] / peer['rpc']:.3f}**"
     plain = stats.get((mode, "yace"))
     if tool == "yace-mon" and plain and plain["rpc"] and st["rpc"]:
         ratio += f" (monitors cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
     if tool == "yace-tui" and plain and plain["rpc"] and st["rpc"]:
         ratio += f" (the dashboard costs {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
+    if tool == "yace-prom" and plain and plain["rpc"] and st["rpc"]:
+        ratio += f" (the exporters, scraped and pushing every second, cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
+    if tool == "yace-web" and plain and plain["rpc"] and st["rpc"]:
+        ratio += f" (the live page and its reader cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
     print(f"| {mode} | {st['conns']} | {tool} | {st['runs']} | {fmt(st['rps'], ',.0f')} | {fmt(st['rpc'], ',.0f')} "
           f"| {fmt(st['uus'], '.3f')} | {fmt(st['sus'], '.3f')} | {fmt(st['rss'], '.1f')} | {fmt(st['act'], '.0f')} | {ratio} |")
 PY
@@ -544,6 +604,14 @@ print(f"yace-mon ({mode}, last rep): the monitor threads' own CPU, as % of one c
       f"{len(r['monitor']['sources'][0]['t'])} samples each.")
 print()
 PY
+        done
+    fi
+    if has_tool yace-web; then
+        for f in "$OUT_DIR"/yace-web-*.events; do
+            [[ -e $f ]] || continue
+            m=${f##*/yace-web-}; m=${m%.events}
+            echo "yace-web ($m, last rep): the stream's reader got $(grep -c '^event: ' "$f") events, $(( $(wc -c <"$f") / 1024 )) KiB: $(grep -c '^event: full' "$f") full, $(grep -c '^event: tail' "$f") tail, $(grep -c '^event: end' "$f") end (the report)."
+            echo
         done
     fi
     echo "The ratio is yace's median req/CPU-s ÷ its peer's: wrk for the HTTP/1.1 modes, h2load for h2 (> 1: yace does more work per CPU-second). h2 mode: HTTPS with ALPN h2, $H2_STREAMS streams per connection."

@@ -34,6 +34,8 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)
 command -v taskset >/dev/null 2>&1 || need+=(util-linux)
 command -v pgrep >/dev/null 2>&1 || need+=(procps)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# venv: kubernetes-validate's own environment (below).
+python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 # Web stacks for crates/cli/tests/stacks (configs in stacks/): Apache 2.4
 # (prefork/event, proxy_fcgi), mod_php, php-fpm, and real `ab` as a peer.
 # nginx (above) has the fastcgi and proxy modules built in.
@@ -79,6 +81,34 @@ if ! command -v cargo >/dev/null 2>&1 && [ -x "$HOME/.cargo/bin/cargo" ]; then
   export PATH="$HOME/.cargo/bin:$PATH"
 fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
+
+# --- kubernetes-validate (PyPI), in a venv created once and reused ---------
+# `yace k8s render`'s manifests are validated strictly against Kubernetes'
+# schemas (crates/cli/tests/shards/render.rs); the test fails, rather than
+# skips, when YACE_KUBERNETES_VALIDATE names a validator that does not run.
+KV_VERSION=1.37.0
+KV_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/yace/kubernetes-validate-$KV_VERSION"
+if [ "$("$KV_VENV/bin/kubernetes-validate" --version 2>/dev/null)" != "$KV_VERSION" ]; then
+  log "installing kubernetes-validate $KV_VERSION (PyPI) in $KV_VENV"
+  rm -rf "$KV_VENV"
+  python3 -m venv "$KV_VENV"
+  "$KV_VENV/bin/pip" install -q --disable-pip-version-check "kubernetes-validate==$KV_VERSION"
+fi
+export YACE_KUBERNETES_VALIDATE="$KV_VENV/bin/kubernetes-validate"
+
+# --- the metrics' readers (PyPI), in a venv created once and reused ---------
+# --prometheus is parsed by Prometheus' own Python parser and --otlp decoded
+# by OpenTelemetry's own protobuf classes (crates/cli/tests/yace/cli/export.rs).
+PM_PINS="prometheus_client==0.26.0 opentelemetry-proto==1.45.2 protobuf==7.36.2"
+PM_VENV="${XDG_CACHE_HOME:-$HOME/.cache}/yace/metrics-readers-1"
+if ! "$PM_VENV/bin/python" -c 'import prometheus_client, opentelemetry.proto' >/dev/null 2>&1; then
+  log "installing the metrics' readers (PyPI: $PM_PINS) in $PM_VENV"
+  rm -rf "$PM_VENV"
+  python3 -m venv "$PM_VENV"
+  # shellcheck disable=SC2086
+  "$PM_VENV/bin/pip" install -q --disable-pip-version-check $PM_PINS
+fi
+export YACE_METRICS_PYTHON="$PM_VENV/bin/python"
 
 log "format"
 cargo fmt --all -- --check

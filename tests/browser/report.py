@@ -17,6 +17,8 @@ sources (a dropped one marked), its charts drawn on the load charts' time
 axis and following their cursor. Screenshots land in the output folder,
 to be looked at.
 
+The live page of `yace run --dashboard`, during a run: tests/browser/dashboard.py.
+
 The lab's experiment page (`yace lab report DIR -F html`), for the two
 committed experiments (crates/lab/tests/fixtures: a concurrency sweep and a
 before/after), in English and Chinese: every chart drawn, no console error
@@ -38,7 +40,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ left in the tree
 import cdp  # noqa: E402
+import dashboard  # noqa: E402
 
 FAILURES = []
 
@@ -559,6 +563,8 @@ def main():
         print_and_noscript(browser, single[1], out)
         for page, name, is_zh in labs:
             lab_page(browser, page, out, name, is_zh)
+        # The live page (yace run --dashboard), during a run of its own.
+        dashboard.live_page(browser, yace, out, check)
     finally:
         browser.close()
 

@@ -307,6 +307,50 @@ pub struct RunArgs {
     #[arg(long = "no-tui")]
     pub no_tui: bool,
 
+    /// Serve the run's metrics for Prometheus while it runs (OpenMetrics,
+    /// at http://ADDR/metrics; default 127.0.0.1 on a free port, printed):
+    /// responses, errors by class, statuses, latency, in flight, users,
+    /// offered rate, schedule lag, client CPU.
+    #[arg(
+        long = "prometheus",
+        value_name = "ADDR",
+        num_args = 0..=1,
+        default_missing_value = "127.0.0.1:0"
+    )]
+    pub prometheus: Option<String>,
+
+    /// With --prometheus: keep serving the final figures (the result's)
+    /// this long after the run, for a last scrape.
+    #[arg(long = "prometheus-linger", value_name = "TIME", default_value = "0s")]
+    pub prometheus_linger: String,
+
+    /// Push the run's metrics to an OpenTelemetry collector over
+    /// OTLP/HTTP (protobuf), configured by the standard variables:
+    /// OTEL_EXPORTER_OTLP_ENDPOINT (or _METRICS_ENDPOINT), _HEADERS,
+    /// OTEL_METRIC_EXPORT_INTERVAL (ms; 10 s here), OTEL_SERVICE_NAME.
+    #[arg(long = "otlp")]
+    pub otlp: bool,
+
+    #[arg(
+        long = "dashboard",
+        value_name = "ADDR",
+        num_args = 0..=1,
+        default_missing_value = "",
+        help = "Serve a live page of the run for a browser: the HTML report's charts, \
+                updated every second, and at the end the report to save. Read-only. \
+                ADDR: IP[:PORT] or :PORT; by default 127.0.0.1 on a free port. Its address \
+                is printed on stderr. Any address but 127.0.0.1 (or ::1) needs a token: \
+                --dashboard-token, or one is made and printed with the address. Give the \
+                URL first (yace run URL --dashboard), or write --dashboard=ADDR"
+    )]
+    pub dashboard: Option<String>,
+
+    /// The token the live page asks for (its address ends in ?token=…).
+    /// Without it, one is made when --dashboard listens elsewhere than
+    /// 127.0.0.1. Never written to the result or the reports.
+    #[arg(long = "dashboard-token", value_name = "TOKEN", requires = "dashboard")]
+    pub dashboard_token: Option<String>,
+
     /// Draw a responses/s sparkline and a latency histogram under the
     /// summary even when standard output is not a terminal.
     #[arg(long = "graphs", conflicts_with = "no_graphs")]
@@ -914,6 +958,10 @@ pub enum ImportCommand {
     /// one journey, think times, values the server handed out extracted.
     #[command(after_help = IMPORT_HAR_EXAMPLES)]
     Har(ImportHarArgs),
+    /// A web server's access log as a replay plan (a scenario file): the
+    /// URL mix at the log's mean rate, or its arrivals second by second.
+    #[command(name = "access-log", after_help = IMPORT_ACCESS_LOG_EXAMPLES)]
+    AccessLog(ImportAccessLogArgs),
 }
 
 #[derive(Debug, Args)]
@@ -971,6 +1019,111 @@ pub struct ImportHarArgs {
     /// Write YAML instead of TOML.
     #[arg(long = "yaml")]
     pub yaml: bool,
+}
+
+pub const IMPORT_ACCESS_LOG_EXAMPLES: &str = "Examples:
+  yace import access-log /var/log/nginx/access.log > mix.toml
+  yace run -f mix.toml http://127.0.0.1:8080 --dry-run   # check it
+  yace run -f mix.toml http://127.0.0.1:8080             # the log's URLs at its mean rate
+  # the log's arrivals second by second, twice as fast, for 10 minutes
+  yace import access-log access.log --replay timed --speed 2 --duration 10m > replay.toml
+  # nginx JSON (log_format … escape=json), or a log_format of your own
+  yace import access-log access.json --format nginx-json
+  yace import access-log access.log --format '$remote_addr [$time_local] \"$request\" $status $request_time'
+  zcat access.log.2.gz | yace import access-log - --methods GET,HEAD,POST --top 500
+
+Lines that do not read are counted and the first few shown (file:line) on
+standard error, with what was not replayed and why. Query values of
+parameters named like secrets (token, key, session, sig…) are not copied.";
+
+/// How `yace import access-log` replays the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReplayArg {
+    /// The URL mix, at the log's mean rate.
+    Mix,
+    /// The log's arrivals, second by second (rate stages).
+    Timed,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportAccessLogArgs {
+    /// The access log (`-`: standard input; a compressed one through zcat).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// How its lines are written: combined (nginx's default, and
+    /// Apache's), common, nginx-json, or an nginx log_format string.
+    #[arg(long = "format", value_name = "FORMAT", default_value = "combined")]
+    pub format: String,
+
+    /// mix: the URL mix at the log's mean rate; timed: the log's
+    /// arrivals second by second.
+    #[arg(long = "replay", value_enum, default_value = "mix")]
+    pub replay: ReplayArg,
+
+    /// Replay this many times faster than the log (rates × X, lengths ÷ X).
+    #[arg(long = "speed", value_name = "X", default_value = "1")]
+    pub speed: String,
+
+    /// The replay's length (default: the log's, ÷ speed); timed: the
+    /// timetable is cut there.
+    #[arg(long = "duration", value_name = "TIME")]
+    pub duration: Option<String>,
+
+    /// Methods replayed, comma-separated (`all`: every one).
+    #[arg(long = "methods", value_name = "LIST", default_value = "GET,HEAD")]
+    pub methods: String,
+
+    /// Keep the N most requested URLs in the mix (1 to 10000).
+    #[arg(long = "top", value_name = "N", default_value_t = 200)]
+    pub top: usize,
+
+    /// The scenario's base URL (default: none; give the server's URL when
+    /// you run it).
+    #[arg(long = "base", value_name = "URL")]
+    pub base: Option<String>,
+
+    /// Write YAML instead of TOML.
+    #[arg(long = "yaml")]
+    pub yaml: bool,
+}
+
+pub const COMPLETIONS_EXAMPLES: &str = "Examples:
+  yace completions bash > ~/.local/share/bash-completion/completions/yace
+  yace completions zsh > ~/.zfunc/_yace          # a folder in your $fpath
+  yace completions fish > ~/.config/fish/completions/yace.fish
+
+The Debian package installs all three.";
+
+/// A shell `yace completions` writes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShellArg {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+/// `yace completions`: a shell's completion script on standard output.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: ShellArg,
+}
+
+pub const MAN_EXAMPLES: &str = "Examples:
+  yace man | man -l -                   # read yace(1) now
+  yace man --out ~/.local/share/man/man1  # every page: yace.1, yace-run.1, …
+
+The Debian package installs every page.";
+
+/// `yace man`: manual pages in roff.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write every page (yace.1, yace-run.1, yace-import-har.1, …) to
+    /// this folder, instead of yace.1 to standard output.
+    #[arg(long = "out", value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// `yace run --shard I/N`: one shard of a run spread over N processes
@@ -1065,6 +1218,12 @@ pub enum K8sCommand {
     /// start time far enough ahead for the pods to be scheduled.
     #[command(after_help = K8S_EXAMPLES)]
     Render(K8sRenderArgs),
+    /// Run those manifests with your kubectl (your kubeconfig, your context): apply,
+    /// wait until every pod is Ready before the start time (else delete
+    /// the Job before any load), wait for the end, merge every pod's
+    /// result, report, and delete the Job and ConfigMap (unless --keep).
+    #[command(after_help = K8S_RUN_EXAMPLES)]
+    Run(Box<K8sRunArgs>),
 }
 
 /// What the manifests are written as.
@@ -1075,8 +1234,9 @@ pub enum RenderFormat {
     Json,
 }
 
+/// The Job and ConfigMap of a sharded run, for `yace k8s render` and `run`.
 #[derive(Debug, Args)]
-pub struct K8sRenderArgs {
+pub struct K8sJobArgs {
     /// Shards (pods): the Job's completions and parallelism.
     #[arg(long = "shards", value_name = "N", required = true)]
     pub shards: u64,
@@ -1086,6 +1246,7 @@ pub struct K8sRenderArgs {
     /// The Job's name (and the ConfigMap's prefix).
     #[arg(long = "name", default_value = "yace")]
     pub name: String,
+    /// The namespace (default: the kubeconfig context's).
     #[arg(long = "namespace", value_name = "NS")]
     pub namespace: Option<String>,
     /// The run id (default: the name and the start time).
@@ -1101,8 +1262,43 @@ pub struct K8sRenderArgs {
     /// Memory per shard, requested and the limit.
     #[arg(long = "memory", default_value = "512Mi")]
     pub memory: String,
+}
+
+#[derive(Debug, Args)]
+pub struct K8sRenderArgs {
+    #[command(flatten)]
+    pub job: K8sJobArgs,
     #[arg(short = 'F', long = "format", value_enum, default_value = "yaml")]
     pub format: RenderFormat,
+    /// The run's flags, as for `yace run` (a URL and -d, or -f plan.toml).
+    #[arg(value_name = "RUN FLAGS", last = true, required = true)]
+    pub run: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct K8sRunArgs {
+    #[command(flatten)]
+    pub job: K8sJobArgs,
+    /// The kubectl to run (default: $KUBECTL, else `kubectl` on the PATH);
+    /// it acts with your kubeconfig and its current context.
+    #[arg(long = "kubectl", value_name = "PATH")]
+    pub kubectl: Option<PathBuf>,
+    /// Leave the Job and ConfigMap in the cluster when the run ends.
+    #[arg(long = "keep")]
+    pub keep: bool,
+    /// Write the merged result as JSON.
+    #[arg(long = "json", value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the merged result as one HTML page.
+    #[arg(long = "html", value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Keep every pod's log here (default: a temporary folder, removed
+    /// once the merge is complete and written with --json).
+    #[arg(long = "logs", value_name = "DIR")]
+    pub logs: Option<PathBuf>,
+    /// No summary on standard output.
+    #[arg(short = 'q', long = "quiet")]
+    pub quiet: bool,
     /// The run's flags, as for `yace run` (a URL and -d, or -f plan.toml).
     #[arg(value_name = "RUN FLAGS", last = true, required = true)]
     pub run: Vec<String>,
@@ -1113,7 +1309,20 @@ pub const K8S_EXAMPLES: &str = "Examples:
       https://shop.example/ --rate 40000 -d 5m > job.yaml
   kubectl apply -f job.yaml
   kubectl logs -l yace.dev/run-id=RUN --tail=-1 --prefix > shards.log
-  yace merge --expect-shards 8 shards.log -o merged.json";
+  yace merge --expect-shards 8 shards.log -o merged.json
+  # or all of it, with your kubectl: yace k8s run (same flags)";
+
+pub const K8S_RUN_EXAMPLES: &str = "Examples:
+  yace k8s run --shards 8 --image registry.example/yace:0.1 \\
+      --json merged.json -- https://shop.example/ --rate 40000 -d 5m
+  KUBECTL=/opt/bin/kubectl yace k8s run --shards 4 --image IMG \\
+      --namespace load --html merged.html -- -f shop.toml -d 10m
+
+Exit codes: 0 complete, 3 a threshold breached on the merged result,
+5 the pods were not all Ready before the start time (the Job was deleted
+before any load was sent), 6 incomplete (a shard missing, partial or
+short; written with the reasons), 1 kubectl failed, 130 interrupted
+(the Job is deleted)";
 
 /// `yace slurm …`: a sharded run as a Slurm batch job.
 #[derive(Debug, Args)]

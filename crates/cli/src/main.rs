@@ -23,10 +23,20 @@ use args::{
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// `yace --version`: the version, the commit and the build date (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("YACE_COMMIT"),
+    ", built ",
+    env!("YACE_BUILD_DATE"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "yace",
-    version,
+    version = VERSION,
     about = "yace (压测): load-test web servers, honestly",
     long_about = "yace (压测, \"load test\"): one fast binary to load-test web servers.\n\n\
         Run `yace run` with no URL to benchmark the embedded target, or give it a URL.",
@@ -84,10 +94,17 @@ pub enum Command {
     /// result: counters and histograms merged exactly, never averaged.
     #[command(after_help = args::MERGE_EXAMPLES)]
     Merge(args::MergeArgs),
-    /// A sharded run on Kubernetes: `yace k8s render` prints the manifests.
+    /// A sharded run on Kubernetes: `yace k8s render` prints the manifests,
+    /// `yace k8s run` runs them with your kubectl and merges the shards.
     K8s(args::K8sArgs),
     /// A sharded run on Slurm: `yace slurm render` prints the sbatch script.
     Slurm(args::SlurmArgs),
+    /// A shell's completion script (bash, zsh, fish), from yace's own flags.
+    #[command(after_help = args::COMPLETIONS_EXAMPLES)]
+    Completions(args::CompletionsArgs),
+    /// Manual pages (roff), from yace's own flags and help.
+    #[command(after_help = args::MAN_EXAMPLES)]
+    Man(args::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -117,10 +134,13 @@ fn main() -> ExitCode {
         Command::Merge(a) => cmd::merge::run(a),
         Command::K8s(a) => match a.command {
             args::K8sCommand::Render(r) => cmd::render::k8s(r),
+            args::K8sCommand::Run(r) => cmd::k8s::run(*r),
         },
         Command::Slurm(a) => match a.command {
             args::SlurmCommand::Render(r) => cmd::render::slurm(r),
         },
+        Command::Completions(a) => cmd::completions::run(a),
+        Command::Man(a) => cmd::man::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

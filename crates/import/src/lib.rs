@@ -8,13 +8,20 @@
 //!   in a hidden input, a JSON token, a Set-Cookie, a Location) replaced
 //!   by variables extracted from the response that carried them.
 //!
-//! Pure: text in, text out; no files, sockets or clocks. Each import
+//! - [`access_log`]: a web server's access log (nginx or Apache
+//!   `combined`/`common`, nginx JSON, an nginx `log_format`) → a replay
+//!   plan: the URL mix as weighted journeys at the log's mean rate, or its
+//!   arrivals second by second (`rate_stages`).
+//!
+//! Pure: text in, text out (an access log as a stream the caller opens,
+//! read a line at a time); no files, sockets or clocks. Each import
 //! returns its text and what the user must be told ([`Output`]): warnings
 //! for what was not imported (every curl flag is named), notes for what
 //! was changed or kept (credentials).
 
 #![forbid(unsafe_code)]
 
+mod access;
 mod curl;
 mod har;
 mod json;
@@ -22,6 +29,7 @@ pub mod shell;
 mod text;
 mod write;
 
+pub use access::{AccessLogOptions, LogFormat, Replay, MAX_TOP};
 pub use curl::{Body, Request};
 pub use har::HarOptions;
 
@@ -126,4 +134,13 @@ fn curl_output(
 /// Imports a HAR capture as a scenario file.
 pub fn har(text: &str, options: &HarOptions) -> Result<Output, Error> {
     har::import(text, options)
+}
+
+/// Imports an access log, read from `input` a line at a time (memory does
+/// not grow with the log), as a replay plan.
+pub fn access_log(
+    input: &mut dyn std::io::BufRead,
+    options: &AccessLogOptions,
+) -> Result<Output, Error> {
+    access::import(input, options)
 }

@@ -643,6 +643,18 @@ fn footer(s: &Screen) -> Line<'static> {
         Span::styled("m", bold()),
         Span::raw(" mark this moment"),
     ];
+    if let Some(last) = s.markers.last() {
+        spans.push(Span::raw(format!(
+            "   {} marker(s), last at {}{}",
+            s.markers.len(),
+            clock(last.at_s),
+            if last.note.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", last.note)
+            }
+        )));
+    }
     if s.keys.steerable {
         spans.extend([
             Span::raw("   "),
@@ -656,18 +668,6 @@ fn footer(s: &Screen) -> Line<'static> {
     }
     if let Some(what) = s.steered {
         spans.push(Span::styled(format!("   {what}"), s.look.warn()));
-    }
-    if let Some(last) = s.markers.last() {
-        spans.push(Span::raw(format!(
-            "   {} marker(s), last at {}{}",
-            s.markers.len(),
-            clock(last.at_s),
-            if last.note.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", last.note)
-            }
-        )));
     }
     Line::from(spans)
 }

@@ -152,9 +152,13 @@
   // The time charts share one axis: the run's seconds, from the start to
   // the last second or server sample any of them has.
   var tmax = 0;
-  doc.charts.forEach(function (c) {
-    if (c.kind === "time" && c.x.length) tmax = Math.max(tmax, c.x[c.x.length - 1]);
-  });
+  function timeAxis(charts) {
+    tmax = 0;
+    charts.forEach(function (c) {
+      if (c.kind === "time" && c.x.length) tmax = Math.max(tmax, c.x[c.x.length - 1]);
+    });
+  }
+  timeAxis(doc.charts);
 
   // Error bars, repetitions' dots and vertical marks, over a lab chart;
   // the marks over a time chart too (a run's markers).
@@ -250,7 +254,9 @@
     };
   }
 
-  function build(chart, el, log) {
+  // A chart's uPlot options and data (drawn by build(), or handed to a
+  // plot already drawn by update()).
+  function prepare(chart, el, log) {
     var x = chart.x, pre = false, post = false;
     if (chart.kind === "time" && x.length) {
       pre = x[0] > 0;
@@ -409,27 +415,59 @@
     };
     // Room above the plot for the marks' labels (null: uPlot's own).
     if (chart.marks) opts.padding = [22, null, null, null];
+    return { opts: opts, data: data };
+  }
+
+  // What makes two drawings of a chart the same plot but for its figures.
+  function shape(chart, opts) {
+    return JSON.stringify([opts.series.map(function (s) { return s.label; }), opts.bands.length,
+      opts.scales.y.distr, chart.marks || null, chart.kind]);
+  }
+
+  function build(chart, el, log) {
+    var p = prepare(chart, el, log);
     el.innerHTML = "";
-    var u = new uPlot(opts, data, el);
+    var u = new uPlot(p.opts, p.data, el);
+    u._yaceShape = shape(chart, p.opts);
     el.dataset.drawn = "1";
     el.dataset.kind = chart.kind;
     el.yacePlot = u; // read by tests/browser/report.py
     return u;
   }
 
-  doc.charts.forEach(function (chart) {
+  function place(chart) {
     var el = document.querySelector('.plot[data-chart="' + chart.id + '"]');
     if (!el) return;
     var box = document.querySelector('input[data-log="' + chart.id + '"]');
-    var entry = { chart: chart, el: el, plot: null };
-    var draw = function () {
+    var entry = { chart: chart, el: el, box: box, plot: null };
+    entry.draw = function () {
       if (entry.plot) entry.plot.destroy();
-      entry.plot = build(chart, el, box ? box.checked : false);
+      entry.plot = build(entry.chart, el, box ? box.checked : false);
     };
-    if (box) box.addEventListener("change", draw);
-    draw();
+    if (box) box.addEventListener("change", entry.draw);
+    entry.draw();
     plots.push(entry);
-  });
+  }
+  doc.charts.forEach(place);
+
+  // A page whose figures change while it is open (the live page, fed by
+  // its stream) hands the charts over again: each is redrawn in place with
+  // its new figures, or drawn anew where its lines changed; a chart the
+  // page has a plot for but had no figures for is drawn.
+  function update(charts) {
+    timeAxis(charts);
+    charts.forEach(function (chart) {
+      var entry = null;
+      plots.forEach(function (p) { if (p.chart.id === chart.id) entry = p; });
+      if (!entry) { place(chart); return; }
+      entry.chart = chart;
+      var p = prepare(chart, entry.el, entry.box ? entry.box.checked : false);
+      if (entry.plot && entry.plot._yaceShape === shape(chart, p.opts)) entry.plot.setData(p.data);
+      else entry.draw();
+    });
+    document.documentElement.dataset.charts = String(plots.length);
+  }
+  window.yaceCharts = { update: update };
 
   function fit(width) {
     plots.forEach(function (p) {

@@ -385,7 +385,7 @@ fn scenario_of(a: &FindMaxArgs, base: Option<&str>) -> Result<Option<scenario::S
     Ok(Some(sc))
 }
 
-/// Checks a search's arguments as [`run`] would, starting nothing (the lab
+/// Checks a search's arguments as [`run()`] would, starting nothing (the lab
 /// checks its find-max experiments with it).
 pub fn check(a: &FindMaxArgs) -> Result<(), Failure> {
     checked(a).map(|_| ())

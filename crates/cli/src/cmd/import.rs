@@ -1,16 +1,20 @@
 //! `yace import`: a user's real traffic as yace input — a curl command
-//! as `yace run` flags (or a scenario step), a HAR capture as a scenario.
-//! The text goes to standard output; what was not imported, changed or
-//! kept (credentials) to standard error.
+//! as `yace run` flags (or a scenario step), a HAR capture as a scenario,
+//! an access log as a replay plan. The text goes to standard output; what
+//! was not imported, changed or kept (credentials) to standard error.
 
-use crate::args::{AssetsArg, ImportArgs, ImportCommand, ImportCurlArgs, ImportHarArgs};
+use crate::args::{
+    AssetsArg, ImportAccessLogArgs, ImportArgs, ImportCommand, ImportCurlArgs, ImportHarArgs,
+    ReplayArg,
+};
 use crate::{exit, Failure};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 
 pub fn run(a: ImportArgs) -> Result<u8, Failure> {
     match a.command {
         ImportCommand::Curl(c) => curl(c),
         ImportCommand::Har(h) => har(h),
+        ImportCommand::AccessLog(l) => access_log(l),
     }
 }
 
@@ -78,6 +82,126 @@ fn har(a: ImportHarArgs) -> Result<u8, Failure> {
     };
     let output = import::har(&text, &options)
         .map_err(|e| Failure::usage(format!("yace import har: {name}: {e}")))?;
+    emit(&output)
+}
+
+/// Reads the log as a stream (never whole): the flags are checked first,
+/// all of them, then the file is opened.
+fn access_log(a: ImportAccessLogArgs) -> Result<u8, Failure> {
+    let mut problems = Vec::new();
+    let format = import::LogFormat::parse(&a.format)
+        .map_err(|e| problems.push(e.to_string()))
+        .ok();
+    let speed = a.speed.trim().trim_end_matches(['x', 'X']).parse::<f64>();
+    let speed = match speed {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 1000.0 => s,
+        _ => {
+            problems.push(format!(
+                "--speed {}: give a number above 0 and at most 1000 (2: twice as fast as the log)",
+                a.speed
+            ));
+            1.0
+        }
+    };
+    let duration_ms = match &a.duration {
+        None => None,
+        Some(d) => match plan::parse_duration("--duration", d) {
+            Ok(d) if !d.is_zero() => Some(d.as_millis().min(u128::from(u64::MAX)) as u64),
+            Ok(_) => {
+                problems.push("--duration 0: give a length above 0 (30s, 10m)".to_owned());
+                None
+            }
+            Err(e) => {
+                problems.push(e.to_string());
+                None
+            }
+        },
+    };
+    let methods = match a.methods.trim().to_ascii_uppercase().as_str() {
+        "ALL" | "*" => None,
+        list => {
+            let m: Vec<String> = list
+                .split(',')
+                .map(|m| m.trim().to_owned())
+                .filter(|m| !m.is_empty())
+                .collect();
+            let bad: Vec<&String> = m
+                .iter()
+                .filter(|m| {
+                    !m.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                })
+                .collect();
+            if m.is_empty() || !bad.is_empty() {
+                problems.push(format!(
+                    "--methods {}: give methods separated by commas (GET,HEAD,POST), or all",
+                    a.methods
+                ));
+            }
+            Some(m)
+        }
+    };
+    if a.top == 0 || a.top > import::MAX_TOP {
+        problems.push(format!(
+            "--top {}: give from 1 to {} URLs",
+            a.top,
+            import::MAX_TOP
+        ));
+    }
+    if let Some(b) = &a.base {
+        match plan::Target::parse(b) {
+            Ok(t) if t.path.contains('?') => {
+                problems.push(format!("--base {b}: a scenario's base has no query"))
+            }
+            Ok(_) => {}
+            Err(e) => problems.push(format!("--base {b}: {e}")),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Failure::usage(format!(
+            "yace import access-log: {}",
+            problems.join("\nyace import access-log: ")
+        )));
+    }
+    let name = a.file.display().to_string();
+    let mut input: Box<dyn BufRead> = if name == "-" {
+        Box::new(BufReader::with_capacity(256 << 10, std::io::stdin()))
+    } else {
+        match std::fs::metadata(&a.file) {
+            Ok(m) if m.is_dir() => {
+                return Err(Failure::usage(format!(
+                    "yace import access-log: {name} is a folder; give the log file"
+                )))
+            }
+            _ => {}
+        }
+        let f = std::fs::File::open(&a.file).map_err(|e| {
+            Failure::usage(format!("yace import access-log: {name}: cannot read: {e}"))
+        })?;
+        Box::new(BufReader::with_capacity(256 << 10, f))
+    };
+    let mut options = import::AccessLogOptions::new(format.expect("checked above"));
+    options.replay = match a.replay {
+        ReplayArg::Mix => import::Replay::Mix,
+        ReplayArg::Timed => import::Replay::Timed,
+    };
+    options.speed = speed;
+    options.duration_ms = duration_ms;
+    options.methods = methods;
+    options.top = a.top;
+    options.base = a.base;
+    options.output = if a.yaml {
+        import::Format::Yaml
+    } else {
+        import::Format::Toml
+    };
+    options.source = if name == "-" {
+        "standard input".to_owned()
+    } else {
+        name
+    };
+    let output = import::access_log(&mut *input, &options)
+        .map_err(|e| Failure::usage(format!("yace import access-log: {e}")))?;
     emit(&output)
 }
 

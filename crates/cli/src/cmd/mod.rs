@@ -3,10 +3,13 @@
 
 pub mod ab;
 pub mod capacity;
+pub mod completions;
 mod driver;
 pub mod findmax;
 pub mod import;
+pub mod k8s;
 pub mod lab;
+pub mod man;
 pub mod merge;
 pub mod probe;
 pub mod render;

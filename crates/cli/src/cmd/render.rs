@@ -5,7 +5,7 @@
 //! enough ahead for the shards to be scheduled, and the deadline follows
 //! from the run's length.
 
-use crate::args::{K8sRenderArgs, RenderFormat, RunArgs, SlurmRenderArgs};
+use crate::args::{K8sJobArgs, K8sRenderArgs, RenderFormat, RunArgs, SlurmRenderArgs};
 use crate::flags::{self, RunFlags};
 use crate::{exit, Failure};
 use clap::Parser;
@@ -172,19 +172,59 @@ fn check_name(name: &str) -> Result<(), Failure> {
 /// `yace k8s render`: a ConfigMap holding the plan (with `-f`) and an
 /// Indexed Job of N pods, printed as YAML (or JSON).
 pub fn k8s(a: K8sRenderArgs) -> Result<u8, Failure> {
-    check_name(&a.name)?;
-    let start_in = plan::parse_duration("--start-in", &a.start_in)
-        .map_err(|d| Failure::usage(d.to_string()))?;
-    let run = check_run(&a.run, a.shards)?;
-    let start = SystemTime::now() + start_in;
-    let id = run_id(a.run_id.as_deref(), &a.name, start)?;
-    let docs = k8s_docs(&a, &run, &id, start, start_in);
-    print_docs(&docs, a.format);
+    let job = k8s_job(&a.job, &a.run)?;
+    print_docs(&job.docs, a.format);
     Ok(exit::OK)
 }
 
+/// A sharded run's manifests, as `yace k8s render` prints them and
+/// `yace k8s run` applies them (one source for both).
+pub(super) struct K8sJob {
+    /// The ConfigMap (with `-f`), then the Job.
+    pub docs: Vec<Value>,
+    pub run_id: String,
+    /// The shards' start time, resolved once.
+    pub start: SystemTime,
+    pub start_in: Duration,
+    /// The run's length (its `-d`).
+    pub length: Duration,
+    /// The ConfigMap's name, when there is one.
+    pub configmap: Option<String>,
+}
+
+impl K8sJob {
+    /// The manifests as one `List`, as `kubectl apply -f` reads it.
+    pub fn list(&self) -> Value {
+        json!({ "apiVersion": "v1", "kind": "List", "items": self.docs })
+    }
+}
+
+/// Checks the run's flags and the Job's, resolves the start time, and
+/// writes the manifests.
+pub(super) fn k8s_job(a: &K8sJobArgs, run: &[String]) -> Result<K8sJob, Failure> {
+    check_name(&a.name)?;
+    let start_in = plan::parse_duration("--start-in", &a.start_in)
+        .map_err(|d| Failure::usage(d.to_string()))?;
+    let run = check_run(run, a.shards)?;
+    // Whole seconds, as the manifest writes it.
+    let at = (SystemTime::now() + start_in)
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    let start = SystemTime::UNIX_EPOCH + Duration::from_secs(at.as_secs());
+    let id = run_id(a.run_id.as_deref(), &a.name, start)?;
+    let docs = k8s_docs(a, &run, &id, start, start_in);
+    Ok(K8sJob {
+        docs,
+        run_id: id,
+        start,
+        start_in,
+        length: run.length,
+        configmap: (!run.files.is_empty()).then(|| format!("{}-plan", a.name)),
+    })
+}
+
 fn k8s_docs(
-    a: &K8sRenderArgs,
+    a: &K8sJobArgs,
     run: &Checked,
     id: &str,
     start: SystemTime,

@@ -14,6 +14,8 @@ use std::path::Path;
 
 /// Runs the command; returns the exit code.
 pub fn run(a: RunArgs) -> Result<u8, Failure> {
+    // The exporters' settings are usage, checked before anything starts.
+    export_settings(&a)?;
     if let Some(file) = a.file.clone() {
         return run_scenario(a, &file);
     }
@@ -63,11 +65,24 @@ fn execute(a: &RunArgs, mut prepared: ::run::Prepared, monitored: usize) -> Resu
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
     let html_out = driver::create_output("--html", a.html.as_deref())?;
+    // `--dashboard`: the live page, said on stderr before a view takes it.
+    let mut page = browser_page(a, &prepared)?;
+    // `--prometheus`, `--otlp`: the metrics out, from the same rows.
+    let mut exporters = exporters(a, &prepared)?;
     // `--start-at`: wait for the agreed start (the target is probed).
     let start = super::shard::wait(a, &prepared)?;
     let stop = StopHandle::new();
     let mut watching = Watching::choose(a, &mut prepared, monitored, &stop);
-    let done = super::shard::execute(&start, prepared, |rows| watching.observe(rows), &stop);
+    let observe = |rows: &[SecondRow]| {
+        watching.observe(rows);
+        if let Some(p) = &mut page {
+            p.observe(rows);
+        }
+        if let Some(x) = &mut exporters {
+            x.observe(rows);
+        }
+    };
+    let done = super::shard::execute(&start, prepared, observe, &stop);
     // The screen is back before anything else is printed (an error too),
     // so the summary stays in the scrollback.
     let markers = watching.finish();
@@ -85,7 +100,118 @@ fn execute(a: &RunArgs, mut prepared: ::run::Prepared, monitored: usize) -> Resu
     driver::write_junit(&done.result, junit_out)?;
     driver::write_html(&done.result, html_out, driver::language(a.lang))?;
     start.emit(&done.result);
+    // The page's readers get the report of the result as written.
+    if let Some(p) = page {
+        p.finish(&done.result);
+    }
+    // The metrics' last values are the result's own.
+    if let Some(x) = exporters {
+        let linger = humantime::parse_duration(&a.prometheus_linger).unwrap_or_default();
+        for note in x.finish(&done.result, linger) {
+            eprintln!("warning: {note}");
+        }
+    }
     Ok(start.exit_code(exit_code(&done)))
+}
+
+/// `--prometheus [ADDR]` and `--otlp`: started before the load, every
+/// problem at once (a bad address, a port in use, a bad OTEL_ variable).
+fn exporters(a: &RunArgs, p: &::run::Prepared) -> Result<Option<export::Exporters>, Failure> {
+    let Some((addr, otlp)) = export_settings(a)? else {
+        return Ok(None);
+    };
+    let x =
+        export::Exporters::start(export::Info::of(&p.plan), addr, otlp.clone()).map_err(|e| {
+            Failure::usage(format!(
+                "--prometheus {}: cannot listen: {e}",
+                a.prometheus.as_deref().unwrap_or("")
+            ))
+        })?;
+    if let Some(url) = x.scrape_url() {
+        eprintln!("yace: metrics for Prometheus at {url}");
+    }
+    if let Some(c) = otlp {
+        eprintln!(
+            "yace: pushing metrics over OTLP to {} every {}",
+            c.url(),
+            humantime::format_duration(c.interval)
+        );
+    }
+    Ok(Some(x))
+}
+
+/// The exporters' settings, if any is asked for: where Prometheus scrapes,
+/// and the OTLP configuration from the environment.
+#[allow(clippy::type_complexity)]
+fn export_settings(
+    a: &RunArgs,
+) -> Result<Option<(Option<std::net::SocketAddr>, Option<export::OtlpConfig>)>, Failure> {
+    if a.prometheus.is_none() && !a.otlp {
+        return Ok(None);
+    }
+    let mut bad = Vec::new();
+    let addr = a.prometheus.as_deref().and_then(|s| {
+        let s = s.trim();
+        // A port alone is on 127.0.0.1.
+        let full = if s.parse::<u16>().is_ok() {
+            format!("127.0.0.1:{s}")
+        } else {
+            s.to_string()
+        };
+        full.parse::<std::net::SocketAddr>()
+            .map_err(|_| {
+                bad.push(format!(
+                    "--prometheus {s}: not an address (give host:port, e.g. 127.0.0.1:9464, or a port)"
+                ))
+            })
+            .ok()
+    });
+    if humantime::parse_duration(&a.prometheus_linger).is_err() {
+        bad.push(format!(
+            "--prometheus-linger {}: not a duration (e.g. 15s)",
+            a.prometheus_linger
+        ));
+    }
+    let otlp = if a.otlp {
+        export::OtlpConfig::from_env(|k| std::env::var(k).ok())
+            .map_err(|e| bad.extend(e))
+            .ok()
+    } else {
+        None
+    };
+    if !bad.is_empty() {
+        return Err(Failure::usage(bad.join("\n")));
+    }
+    Ok(Some((addr, otlp)))
+}
+
+/// `--dashboard [ADDR]`: the live browser page (crates/dashboard), serving
+/// from now until the run's report is out.
+fn browser_page(a: &RunArgs, p: &::run::Prepared) -> Result<Option<dashboard::Page>, Failure> {
+    let Some(addr) = &a.dashboard else {
+        return Ok(None);
+    };
+    let lang = driver::language(a.lang);
+    let options = dashboard::Options::from_flags(addr, a.dashboard_token.as_deref(), lang)
+        .map_err(Failure::usage)?;
+    let threads = engine::effective_threads(&p.plan);
+    let setup = live::Setup::of(&p.plan, threads, 0, &RunFlags);
+    let run = dashboard::Run {
+        plan: p.plan.redacted(),
+        threads,
+        cpus_allowed: host::facts::cpus().allowed.len(),
+        planned_s: setup.duration_s,
+        planned_requests: setup.requests,
+    };
+    let at = options.addr;
+    let page = dashboard::Page::start(options, run).map_err(|e| {
+        Failure::runtime(format!(
+            "--dashboard {at}: cannot listen there ({e}); choose another address, or leave \
+             the port out for a free one"
+        ))
+    })?;
+    eprintln!("yace: {}", page.announcement());
+    Ok(Some(page))
 }
 
 /// How a run is watched while it goes (issue #18): the dashboard on a

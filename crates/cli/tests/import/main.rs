@@ -1,7 +1,12 @@
 //! `yace import`, end to end: a curl command imported and the `yace run`
 //! command it gives run as pasted into bash; a HAR capture imported,
-//! validated, and replayed against a live copy of the shop it recorded.
+//! validated, and replayed against a live copy of the shop it recorded;
+//! access logs written by real nginx and Apache imported in each format,
+//! and a timed replay's arrivals counted second by second (`logs`).
 
+#[path = "../stacks/harness.rs"]
+mod harness;
+mod logs;
 mod shop;
 #[path = "../support/mod.rs"]
 mod support;

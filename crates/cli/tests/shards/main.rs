@@ -8,6 +8,7 @@
 //! A test binary of its own: its timing checks need a machine not busy
 //! with the other binaries' tests.
 
+mod k8s;
 mod render;
 #[path = "../support/mod.rs"]
 mod support;

@@ -15,7 +15,8 @@ use crate::json;
 use crate::text::{duration_text, form_pairs, quoted};
 use crate::write::{Body, Check, Doc, Extract, Step};
 use crate::{Error, Format, Output};
-use detect::{candidate, var_name, Loc, Req, ReqBody};
+pub(crate) use detect::var_name;
+use detect::{candidate, Loc, Req, ReqBody};
 use entry::{Entry, Origin};
 use std::collections::{BTreeMap, HashMap, HashSet};
 

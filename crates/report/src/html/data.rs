@@ -332,9 +332,9 @@ impl Agg {
 
 /// A run's seconds in buckets of `width` seconds, `points` of them (runs
 /// shorter than the longest have no buckets at their end).
-fn buckets(r: &RunResult, width: usize, points: usize) -> Vec<Option<Agg>> {
+fn buckets(series: &[SecondRow], width: usize, points: usize) -> Vec<Option<Agg>> {
     let mut out: Vec<Option<Agg>> = vec![None; points];
-    for row in &r.series {
+    for row in series {
         let b = row.second as usize / width;
         if let Some(slot) = out.get_mut(b) {
             slot.get_or_insert_with(Agg::default).add(row);
@@ -391,9 +391,56 @@ pub(crate) fn right(mut l: Line) -> Line {
     l
 }
 
+/// One run's seconds as the time charts draw them, with the few facts
+/// of the run their planned lines and notes need. A finished result gives
+/// them ([`Seconds::of`]); so does a run still going (the live page, from
+/// its plan and the rows finished so far).
+#[derive(Debug, Clone, Copy)]
+pub struct Seconds<'a> {
+    pub series: &'a [SecondRow],
+    pub load: &'a Load,
+    /// Requests were dropped (the dropped/s line is drawn).
+    pub dropped: bool,
+    /// Latency counts from when each request was due (every model but the
+    /// closed one).
+    pub scheduled: bool,
+    /// The client's worker threads, and the CPUs it may use.
+    pub threads: usize,
+    pub cpus_allowed: usize,
+    /// The open model's rate as steered while it ran (the live view's keys).
+    pub steering: Option<&'a stats::Steered>,
+}
+
+impl<'a> Seconds<'a> {
+    /// A finished run's.
+    pub fn of(r: &'a RunResult) -> Seconds<'a> {
+        Seconds {
+            series: &r.series,
+            load: &r.plan.load,
+            dropped: r.summary.dropped > 0,
+            scheduled: r.summary.service.is_some(),
+            threads: r.client.threads,
+            cpus_allowed: r.environment.cpus_allowed,
+            steering: r.steering.as_ref(),
+        }
+    }
+}
+
+/// The steering factor in force at `t` seconds (1 when not steered).
+fn steered(st: Option<&stats::Steered>, t: f64) -> f64 {
+    st.and_then(|s| s.segments.iter().rev().find(|g| g.at_s <= t))
+        .map_or(1.0, |g| g.factor)
+}
+
 /// The time charts, bucketed to at most `most` points.
 pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang) -> Vec<Chart> {
-    let seconds = runs.iter().map(|(_, r)| r.series.len()).max().unwrap_or(0);
+    let seconds: Vec<Seconds> = runs.iter().map(|(_, r)| Seconds::of(r)).collect();
+    time_charts_of(&seconds, most, lang)
+}
+
+/// [`time_charts`] of runs' seconds (one run: the full set of charts).
+pub(crate) fn time_charts_of(runs: &[Seconds], most: usize, lang: Lang) -> Vec<Chart> {
+    let seconds = runs.iter().map(|r| r.series.len()).max().unwrap_or(0);
     if seconds == 0 {
         return Vec::new();
     }
@@ -402,7 +449,7 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
     let x: Vec<f64> = (0..points).map(|b| (b * width) as f64).collect();
     let all: Vec<Vec<Option<Agg>>> = runs
         .iter()
-        .map(|(_, r)| buckets(r, width, points))
+        .map(|r| buckets(r.series, width, points))
         .collect();
     let per = if width > 1 {
         trf(lang, " Each point covers {} s: rates are the mean, with the slowest and fastest second as a band; latencies are the highest of those seconds.", &[&width])
@@ -423,7 +470,7 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
     let band = |aggs: &[Option<Agg>]| {
         (width > 1).then(|| (get(aggs, |a| a.rate_lo), get(aggs, |a| a.rate_hi)))
     };
-    if let [(_, r)] = runs {
+    if let [r] = runs {
         let a = &all[0];
         let mut thr = vec![Line {
             band: band(a),
@@ -436,7 +483,7 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
             line(tr(lang, "errors/s"), Unit::PerSecond, "#c92a2a"),
             get(a, |g| g.per_s(g.errors)),
         ));
-        if r.summary.dropped > 0 {
+        if r.dropped {
             thr.push(with(
                 line(
                     tr(lang, "dropped/s (not sent in time)"),
@@ -451,23 +498,42 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
             "Complete responses (any status) and failed requests per second.",
         )
         .to_string();
-        match &r.plan.load {
+        match r.load {
             Load::Open { stages, .. } => {
                 let st: Vec<_> = stages
                     .iter()
                     .map(|s| (s.duration.as_secs_f64(), s.from, s.to))
                     .collect();
+                // Steered: the plan's rate times the factor then in force.
+                let steering = r.steering;
                 thr.push(dashed(with(
                     line(
-                        tr(lang, "offered rate (planned)"),
+                        tr(
+                            lang,
+                            if steering.is_some() {
+                                "offered rate (as steered)"
+                            } else {
+                                "offered rate (planned)"
+                            },
+                        ),
                         Unit::PerSecond,
                         "#495057",
                     ),
                     x.iter()
-                        .map(|&t| staged(&st, t + width as f64 / 2.0))
+                        .map(|&t| {
+                            let mid = t + width as f64 / 2.0;
+                            staged(&st, mid).map(|v| v * steered(steering, mid))
+                        })
                         .collect(),
                 )));
-                note.push_str(tr(lang, " The dashed line is the rate the plan offered."));
+                note.push_str(tr(
+                    lang,
+                    if steering.is_some() {
+                        " The dashed line is the rate offered: the plan's, as it was steered during the run."
+                    } else {
+                        " The dashed line is the rate the plan offered."
+                    },
+                ));
             }
             Load::Users { stages, .. } => {
                 let st: Vec<_> = stages
@@ -509,7 +575,7 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
         charts.push(chart(
             "latency",
             tr(lang, "Latency over time"),
-            latency_note(r, lang),
+            latency_note(r.scheduled, lang),
             true,
             vec![
                 with(
@@ -598,8 +664,8 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
                 lang,
                 "CPU used by yace's {} worker thread(s), in cores ({} allowed){}. A client near its limit measures itself, not the server.",
                 &[
-                    &r.client.threads,
-                    &r.environment.cpus_allowed,
+                    &r.threads,
+                    &r.cpus_allowed,
                     &if scheduled { tr(lang, "; and how late requests were sent (schedule lag p99, right axis)") } else { "" },
                 ],
             ),
@@ -678,8 +744,8 @@ pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang)
     charts
 }
 
-fn latency_note(r: &RunResult, lang: Lang) -> String {
-    if r.summary.service.is_some() {
+fn latency_note(scheduled: bool, lang: Lang) -> String {
+    if scheduled {
         tr(lang, "Latency of each second's responses, from when each request was due (coordinated omission corrected).").into()
     } else {
         tr(lang, "Latency of each second's responses. Closed model: this is service time; a stall shows as fewer responses, not as latency.").into()

@@ -13,13 +13,14 @@
 
 mod data;
 pub mod embed;
+pub mod live;
 mod server;
 
 use crate::compare;
 use crate::fmt::{bytes, count, duration_us};
 use crate::lang::{tr, trf, Lang};
 use crate::text::{end_in, model_in, SHOWN};
-pub use data::{line, Axis, Band, Chart, Kind, Line, Mark, Unit, Values, RUN_COLORS};
+pub use data::{line, Axis, Band, Chart, Kind, Line, Mark, Seconds, Unit, Values, RUN_COLORS};
 use stats::hist::Distribution;
 use stats::RunResult;
 use std::io::{self, Write};
@@ -28,6 +29,9 @@ const UPLOT_JS: &str = include_str!("../../assets/uplot/uPlot.iife.min.js");
 const UPLOT_CSS: &str = include_str!("../../assets/uplot/uPlot.min.css");
 const PAGE_JS: &str = include_str!("../../assets/report.js");
 const PAGE_CSS: &str = include_str!("../../assets/report.css");
+/// What a page may load: nothing (everything is inline).
+const CSP: &str =
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
 
 /// Text made safe for HTML content and attribute values (the one
 /// escaper, shared with the JUnit XML).
@@ -207,6 +211,30 @@ fn marks(runs: &[(String, RunResult)], lang: Lang) -> Vec<Mark> {
                 color: "#c2255c",
             })
         })
+        .chain(runs.iter().enumerate().flat_map(|(i, (_, r))| {
+            // Steering: each change of the offered rate.
+            let prefix = if several {
+                format!("[{}] ", i + 1)
+            } else {
+                String::new()
+            };
+            r.steering
+                .iter()
+                .flat_map(|st| st.segments.iter().skip(1))
+                .map(move |g| Mark {
+                    x: g.at_s,
+                    label: if g.factor == 0.0 {
+                        format!("{prefix}{}", tr(lang, "paused"))
+                    } else {
+                        format!(
+                            "{prefix}×{:.2}: {}/s",
+                            g.factor,
+                            crate::count(g.rate.round() as u64)
+                        )
+                    },
+                    color: "#5f3dc4",
+                })
+        }))
         .collect()
 }
 
@@ -255,13 +283,24 @@ fn markers(w: &mut impl Write, runs: &[(String, RunResult)], lang: Lang) -> io::
 /// The page's head: one file, styles inline, no fetch allowed; `<main>`
 /// is open.
 pub fn head(w: &mut impl Write, lang: Lang, version: &str, title: &str) -> io::Result<()> {
+    head_with(w, lang, version, title, CSP, "")
+}
+
+/// [`head`] with its content policy, and `extra` elements in it.
+fn head_with(
+    w: &mut impl Write,
+    lang: Lang,
+    version: &str,
+    title: &str,
+    csp: &str,
+    extra: &str,
+) -> io::Result<()> {
     write!(
         w,
         "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"generator\" content=\"yace {}\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
-         script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n{extra}\
          <title>{}</title>\n<style>\n{UPLOT_CSS}\n{PAGE_CSS}\n</style>\n</head>\n<body>\n<main>\n",
         lang.html(),
         esc(version),
@@ -290,9 +329,14 @@ pub fn chart_data<'a>(
 /// The chart library and the page's script, inline, then the page's end
 /// (after `</main>` and [`chart_data`]).
 pub fn scripts(w: &mut impl Write) -> io::Result<()> {
+    scripts_with(w, "")
+}
+
+/// [`scripts`], then `extra` (the live page's own script) before the end.
+fn scripts_with(w: &mut impl Write, extra: &str) -> io::Result<()> {
     writeln!(
         w,
-        "<script>\n/* uPlot 1.6.32, https://github.com/leeoniya/uPlot, MIT licence, (c) 2022 Leon Sorokin */\n{UPLOT_JS}\n</script>\n<script>\n{PAGE_JS}\n</script>\n</body>\n</html>"
+        "<script>\n/* uPlot 1.6.32, https://github.com/leeoniya/uPlot, MIT licence, (c) 2022 Leon Sorokin */\n{UPLOT_JS}\n</script>\n<script>\n{PAGE_JS}\n</script>\n{extra}</body>\n</html>"
     )
 }
 
@@ -789,6 +833,32 @@ fn compare_header(w: &mut impl Write, runs: &[(String, RunResult)], lang: Lang) 
 /// and its figures as a table (`t`: the same chart with fewer points) for
 /// reading without scripts.
 pub fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io::Result<()> {
+    figure_head(w, c, lang)?;
+    writeln!(
+        w,
+        "<details><summary>{}</summary><div class=\"tablewrap\"><table><thead><tr><th>{}</th>",
+        tr(lang, "show data"),
+        match t.kind {
+            Kind::Sweep | Kind::Groups => esc(&t.axis.name),
+            k => tr(
+                lang,
+                match k {
+                    Kind::Time => "time",
+                    Kind::Spectrum => "percentile",
+                    Kind::Histogram => "latency from",
+                    _ => "offered rate",
+                }
+            )
+            .to_string(),
+        }
+    )?;
+    table_rows(w, t, lang)?;
+    writeln!(w, "</details>\n</figure>")
+}
+
+/// A chart's figure up to its table: the title (and log toggle), the plot
+/// the script draws in, and the note.
+fn figure_head(w: &mut impl Write, c: &Chart, lang: Lang) -> io::Result<()> {
     writeln!(
         w,
         "<figure class=\"chart\" id=\"chart-{id}\">\n<figcaption><h3>{}</h3>{}</figcaption>\n\
@@ -811,24 +881,12 @@ pub fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io:
         esc(&c.note),
         id = c.id
     )?;
-    writeln!(
-        w,
-        "<details><summary>{}</summary><div class=\"tablewrap\"><table><thead><tr><th>{}</th>",
-        tr(lang, "show data"),
-        match t.kind {
-            Kind::Sweep | Kind::Groups => esc(&t.axis.name),
-            k => tr(
-                lang,
-                match k {
-                    Kind::Time => "time",
-                    Kind::Spectrum => "percentile",
-                    Kind::Histogram => "latency from",
-                    _ => "offered rate",
-                }
-            )
-            .to_string(),
-        }
-    )?;
+    Ok(())
+}
+
+/// A chart's table: its head's other columns and its rows, closing the
+/// table (the caller wrote the first column's head).
+fn table_rows(w: &mut impl Write, t: &Chart, lang: Lang) -> io::Result<()> {
     for l in &t.lines {
         write!(w, "<th>{}</th>", esc(&l.label))?;
     }
@@ -887,7 +945,7 @@ pub fn chart_figure(w: &mut impl Write, c: &Chart, t: &Chart, lang: Lang) -> io:
             )?;
         }
     }
-    writeln!(w, "</details>\n</figure>")
+    Ok(())
 }
 
 /// Seconds since the start as `m:ss` or `h:mm:ss`, with tenths when not
