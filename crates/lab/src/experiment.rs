@@ -92,6 +92,8 @@ pub struct Opt {
     pub key: String,
     pub words: Vec<String>,
     pub pos: Pos,
+    /// Where its value is (a problem with the value is said there).
+    pub value_pos: Pos,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -223,7 +225,7 @@ pub fn parse(
     let root = doc::parse(text, format, origin)?;
     let mut s = Sink::new(origin);
     let e = build(&root, origin, &mut s, validate);
-    if let Some(e) = e.as_ref().filter(|_| s.is_empty()) {
+    if let Some(e) = &e {
         check_runs(e, &mut s, validate);
     }
     match e {
@@ -366,6 +368,7 @@ fn find_max(s: &mut Sink, node: &Node, validate: Validate) -> Vec<Opt> {
             key: e.key.clone(),
             words,
             pos: e.key_pos,
+            value_pos: e.value.pos,
         });
     }
     out
@@ -511,6 +514,7 @@ fn options(s: &mut Sink, node: &Node, what: &str, validate: Validate) -> Vec<Opt
             key: e.key.clone(),
             words,
             pos: e.key_pos,
+            value_pos: e.value.pos,
         });
     }
     out
@@ -746,6 +750,12 @@ fn compare(s: &mut Sink, node: Option<&Node>, targets: &[Target]) -> (usize, f64
     (baseline, practical)
 }
 
+/// Where a whole run's problem was set.
+enum Place<'a> {
+    Option(&'a Opt),
+    Sweep(Pos),
+}
+
 /// Every distinct run the experiment will do, checked whole; each problem is
 /// reported once, at the option it names (else at the target), with the
 /// first target and point it appeared at.
@@ -753,7 +763,12 @@ fn check_runs(e: &Experiment, s: &mut Sink, validate: Validate) {
     let mut seen: Vec<(Pos, String)> = Vec::new();
     for (t, target) in e.targets.iter().enumerate() {
         for point in e.points() {
-            let argv = e.argv(t, &point);
+            let mut argv = e.argv(t, &point);
+            if target.url.is_empty() && target.scenario.is_none() {
+                // A target without a URL is said elsewhere; its options are
+                // still judged, against a stand-in.
+                argv.insert(0, "http://127.0.0.1/".into());
+            }
             let result = match &e.find_max {
                 Some(search) => {
                     let words: Vec<String> = search.iter().flat_map(|o| o.words.clone()).collect();
@@ -767,17 +782,22 @@ fn check_runs(e: &Experiment, s: &mut Sink, validate: Validate) {
             };
             let Err(msg) = result else { continue };
             for line in msg.lines().filter(|l| !l.trim().is_empty()) {
-                let pos = e.position_of(t, &point, line).unwrap_or(target.pos);
-                if seen.iter().any(|(p, m)| *p == pos && m == line) {
+                let (pos, said) = match e.position_of(t, &point, line) {
+                    // An option's value: said at the value, after its key.
+                    Some(Place::Option(o)) => (o.value_pos, format!("{}: {line}", o.key)),
+                    Some(Place::Sweep(pos)) => (pos, line.to_string()),
+                    None => (target.pos, line.to_string()),
+                };
+                if seen.iter().any(|(p, m)| *p == pos && *m == said) {
                     continue;
                 }
-                seen.push((pos, line.to_string()));
+                seen.push((pos, said.clone()));
                 let at = if point.is_empty() {
                     format!("target `{}`", target.name)
                 } else {
                     format!("target `{}` at {}", target.name, point_label(&point))
                 };
-                s.err(pos, format!("{line} (in the run of {at})"));
+                s.err(pos, format!("{said} (in the run of {at})"));
             }
         }
     }
@@ -787,7 +807,7 @@ impl Experiment {
     /// Where the option a problem names was set: the point's swept value,
     /// the target's `[target.run]`, or `[run]`. The problem names it first,
     /// as `yace run` spells it (`--ramp-up/--ramp-down: …`, `-c/--connections: …`).
-    fn position_of(&self, target: usize, point: &Point, problem: &str) -> Option<Pos> {
+    fn position_of(&self, target: usize, point: &Point, problem: &str) -> Option<Place<'_>> {
         let head = problem.split(": ").next().unwrap_or("");
         let names = |flag: &str| {
             head.split('/')
@@ -802,7 +822,7 @@ impl Experiment {
                 .params
                 .iter()
                 .find(|p| &p.name == k)
-                .map(|p| p.pos);
+                .map(|p| Place::Sweep(p.pos));
         }
         self.targets[target]
             .run
@@ -810,7 +830,7 @@ impl Experiment {
             .rev()
             .chain(self.run.iter().rev())
             .find(|o| o.words.first().is_some_and(|w| names(w)))
-            .map(|o| o.pos)
+            .map(Place::Option)
     }
 
     /// The length's words for one run (`-d`, or `-n`), or for its warm-up.
@@ -1109,7 +1129,7 @@ errors = "lots"
         // though it fails at both points; target b has users: no complaint.
         assert_eq!(e.matches("apply to --users").count(), 1, "{e}");
         assert!(
-            e.contains("e.toml:3:1: --ramp-up/--ramp-down: apply to --users (in the run of target `a` at connections=0)"),
+            e.contains("e.toml:3:11: ramp_up: --ramp-up/--ramp-down: apply to --users (in the run of target `a` at connections=0)"),
             "{e}"
         );
         // The bad swept value is placed at the sweep's key, once.

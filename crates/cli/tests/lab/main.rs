@@ -493,8 +493,9 @@ fn options_are_judged_together_as_each_run_will_use_them() {
     // The ramp: once, at its key, naming the run where it fails.
     assert_eq!(err.matches("apply to --users").count(), 1, "{err}");
     assert!(
-        err.contains(&format!("{f}:4:1: --ramp-up/--ramp-down: apply to --users"))
-            && err.contains("in the run of target `plain` at timeout=2s"),
+        err.contains(&format!(
+            "{f}:4:11: ramp_up: --ramp-up/--ramp-down: apply to --users"
+        )) && err.contains("in the run of target `plain` at timeout=2s"),
         "{err}"
     );
     // The bad swept value: once, at the sweep's key.
