@@ -353,23 +353,11 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// over the slots per call so a refusing server cannot spin us here.
     fn issue(&mut self, now: u64) {
         let Feed::Pool(p) = &self.feed else { return };
-        if let Some(after) = p.drop_after {
-            // Requests that waited too long for a slot are dropped, not sent
-            // in a catch-up burst; each is recorded with its due time.
-            while let Due::At(t) = self.next_due {
-                if t.saturating_add(after) >= now {
-                    break;
-                }
-                self.unsent(Outcome::Dropped, t, now);
-            }
-        }
+        self.drop_late(p.drop_after, now);
         let mut budget = self.conns.len();
         while budget > 0 {
-            let intended = match self.next_due {
-                Due::End => return,
-                Due::At(t) if t > now => return,
-                Due::At(t) => t,
-                Due::Now => now,
+            let Some(intended) = self.due_by(now) else {
+                return;
             };
             let Feed::Pool(p) = &mut self.feed else {
                 return;
@@ -381,6 +369,29 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             self.advance();
             self.plan_request(idx as usize);
             self.begin(idx as usize, intended, now);
+        }
+    }
+
+    /// Requests (or arrivals) that waited longer than `after` for a slot
+    /// are dropped, not sent in a catch-up burst; each is recorded with its
+    /// due time. `None`: none is dropped, however late.
+    fn drop_late(&mut self, after: Option<u64>, now: u64) {
+        let Some(after) = after else { return };
+        while let Due::At(t) = self.next_due {
+            if t.saturating_add(after) >= now {
+                break;
+            }
+            self.unsent(Outcome::Dropped, t, now);
+        }
+    }
+
+    /// When the next request was due, if it is due by `now`.
+    fn due_by(&self, now: u64) -> Option<u64> {
+        match self.next_due {
+            Due::End => None,
+            Due::At(t) if t > now => None,
+            Due::At(t) => Some(t),
+            Due::Now => Some(now),
         }
     }
 
@@ -520,21 +531,11 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// at most one round over the slots per call.
     fn arrive(&mut self, now: u64) {
         let Feed::Visits(v) = &self.feed else { return };
-        if let Some(after) = v.drop_after {
-            while let Due::At(t) = self.next_due {
-                if t.saturating_add(after) >= now {
-                    break;
-                }
-                self.unsent(Outcome::Dropped, t, now);
-            }
-        }
+        self.drop_late(v.drop_after, now);
         let mut budget = self.conns.len();
         while budget > 0 {
-            let intended = match self.next_due {
-                Due::End => return,
-                Due::At(t) if t > now => return,
-                Due::At(t) => t,
-                Due::Now => now,
+            let Some(intended) = self.due_by(now) else {
+                return;
             };
             let Feed::Visits(v) = &mut self.feed else {
                 return;
