@@ -94,11 +94,20 @@ pub const RUN_EXAMPLES: &str = "Examples:
   yace run URL --max-head 1M --max-fields 10000
   # the sparkline and latency histogram in a pipe too
   yace run URL -d 30s --graphs | tee run.txt
-  # a terminal shows the live dashboard (q stops, m marks a moment);
-  # the one-line progress instead:
+  # a terminal shows the live dashboard (q stops, m marks a moment,
+  # + / - / p / r steer an open model's rate); the one-line progress instead:
   yace run URL -d 60s --no-tui
+  # the same charts live in a browser (URL printed; 127.0.0.1 by default)
+  yace run URL --rate 2000 -d 10m --dashboard
+  # metrics out: Prometheus scrapes, or an OpenTelemetry collector receives
+  yace run URL -d 10m --prometheus 127.0.0.1:9464
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 yace run URL -d 10m --otlp
   # a scenario file: validate it and print the resolved plan
   yace run -f journey.toml --dry-run
+  # a scenario's journeys as visitors arriving at 50/s (the open model)
+  yace run -f journey.toml --rate 50 -d 60s
+  # shard 0 of 3 of one run, started together; then `yace merge`
+  yace run URL --rate 30000 -d 60s --shard 0/3 --run-id shop-1 --start-at +30s --frame
   # HTTPS, verified against a CA file, one handshake per request
   yace run https://localhost:8443/ --cacert ca.pem --no-keepalive
   # HTTP/2: 1,000 requests in flight on 10 connections
