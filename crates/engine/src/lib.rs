@@ -16,7 +16,7 @@ pub use flow::{Fixed, FixedUser, Flow, Next};
 // The vocabulary shared with stats and reports lives in its own small
 // crate, so they need not link the engine (rustls, epoll) to speak it.
 pub use sample::{Captured, Outcome, Sample, Sink, MAX_COOKIES, MAX_COOKIE_BYTES};
-pub use steer::{Steer, LEAD_NS};
+pub use steer::{Steer, UsersNow, LEAD_NS};
 pub use worker::WorkerReport;
 
 use plan::{Late, Load, Plan, Scheme};
@@ -135,7 +135,7 @@ pub fn run_steered<S: Sink, F: Flow>(
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for (w, (sink, flow)) in workers.into_iter().enumerate() {
-            let (mode, slots) = mode_for(plan, w, threads, flow.journeys());
+            let (mode, slots) = mode_for(plan, w, threads, flow.journeys(), steer);
             let cfg = worker::WorkerConfig {
                 addr,
                 socket: &plan.socket,
@@ -183,10 +183,30 @@ pub fn run_steered<S: Sink, F: Flow>(
 /// worker's slot k.
 /// The open model gives each arrival a request, or, for a flow of
 /// `journeys`, a visitor who walks one journey.
-fn mode_for(plan: &Plan, w: usize, threads: usize, journeys: bool) -> (worker::Mode, usize) {
+/// Users that can be steered (virtual users, the closed model) get a slot
+/// for every user up to the most steering may reach, those past the plan's
+/// dormant until added.
+fn mode_for(
+    plan: &Plan,
+    w: usize,
+    threads: usize,
+    journeys: bool,
+    steer: Option<&Steer>,
+) -> (worker::Mode, usize) {
     // HTTP/2: each connection carries `streams` slots.
     let per = plan.http2.map_or(1, |h| h.streams as usize);
     let deal = plan.deal(w, threads);
+    if let Some((crowd, max)) = steer.and_then(|s| s.crowd()) {
+        let n = deal.slots(max);
+        let windows = (0..n)
+            .map(|j| crowd.window(deal.index(j), 0).unwrap_or(worker::DORMANT))
+            .collect();
+        let pacing = match &plan.load {
+            Load::Users { pacing, .. } => pacing.map(|p| p.as_nanos() as u64),
+            _ => None,
+        };
+        return (worker::Mode::PerUser { windows, pacing }, n as usize);
+    }
     let share = |total: u64| deal.slots(total) as usize * per;
     match &plan.load {
         Load::Closed { connections } => {

@@ -45,7 +45,8 @@ fn restore() {
 }
 
 /// Carries out a steering key; returns what it did, for the footer.
-pub type OnSteer = Box<dyn Fn(Steer) -> String + Send>;
+/// Shared: the live page's buttons (`--dashboard-control`) call the same.
+pub type OnSteer = Arc<dyn Fn(Steer) -> String + Send + Sync>;
 
 /// The dashboard of a running run.
 #[derive(Debug)]
@@ -114,11 +115,13 @@ impl Dashboard {
         };
         let (tx, rx) = mpsc::channel();
         let done = Arc::new(AtomicBool::new(false));
+        // Virtual users and connections are steered in users, not a rate.
+        let users = !matches!(setup.shape, crate::setup::Shape::Open { .. });
         let state = Drawing {
             setup,
             look,
             watch: Watch::default(),
-            keys: Keys::steering(on_steer.is_some()),
+            keys: Keys::steering(on_steer.is_some()).in_users(users),
             markers: Vec::new(),
             stopping: false,
             start: Instant::now(),

@@ -1,7 +1,9 @@
 //! What a key does, as a pure state machine: a key (and the time it was
 //! pressed) in, an [`Action`] out. The terminal side carries the actions
 //! out. Steering the open model's rate: `+`/`-` (10% up or down), `p`
-//! (pause, and again to resume) and `r` then a rate and Enter.
+//! (pause, and again to resume) and `r` then a rate and Enter; the same
+//! keys steer the number of virtual users (or closed-model connections),
+//! `r` then a number of users.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use stats::Marker;
@@ -33,7 +35,8 @@ pub enum Steer {
     Slower,
     /// Pause new requests, or resume them (`p`).
     Pause,
-    /// This many requests per second (`r`, a number, Enter).
+    /// This many requests per second, or this many users (`r`, a number,
+    /// Enter).
     Rate(f64),
 }
 
@@ -53,6 +56,8 @@ pub struct Keys {
     rate: Option<String>,
     /// The steering keys do something (the open model).
     pub steerable: bool,
+    /// They steer the number of users, not the rate.
+    pub users: bool,
 }
 
 impl Keys {
@@ -67,6 +72,11 @@ impl Keys {
             steerable,
             ..Keys::default()
         }
+    }
+
+    /// The keys steer the number of users (`users`), not the rate.
+    pub fn in_users(self, users: bool) -> Keys {
+        Keys { users, ..self }
     }
 
     /// The rate being typed, if any.

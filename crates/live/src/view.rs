@@ -630,9 +630,14 @@ fn footer(s: &Screen) -> Line<'static> {
         ]);
     }
     if let Some(r) = s.keys.rate() {
+        let (what, unit) = if s.keys.users {
+            ("users: ", "")
+        } else {
+            ("rate: ", " /s")
+        };
         return Line::from(vec![
-            Span::styled("rate: ", s.look.warn()),
-            Span::raw(format!("{r}_ /s")),
+            Span::styled(what, s.look.warn()),
+            Span::raw(format!("{r}_{unit}")),
             Span::raw("   Enter sets it, Esc cancels"),
         ]);
     }
@@ -659,11 +664,19 @@ fn footer(s: &Screen) -> Line<'static> {
         spans.extend([
             Span::raw("   "),
             Span::styled("+/-", bold()),
-            Span::raw(" rate ±10%  "),
+            Span::raw(if s.keys.users {
+                " users ±10%  "
+            } else {
+                " rate ±10%  "
+            }),
             Span::styled("p", bold()),
             Span::raw(" pause  "),
             Span::styled("r", bold()),
-            Span::raw(" set rate"),
+            Span::raw(if s.keys.users {
+                " set users"
+            } else {
+                " set rate"
+            }),
         ]);
     }
     if let Some(what) = s.steered {

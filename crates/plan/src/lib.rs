@@ -11,6 +11,7 @@
 // Pure: no I/O beyond what std offers safely, and no unsafe code.
 #![forbid(unsafe_code)]
 
+mod crowd;
 mod diag;
 pub mod method;
 mod request;
@@ -21,6 +22,7 @@ mod steer;
 mod target;
 mod users;
 
+pub use crowd::{Crowd, UserSegment, UserSteering};
 pub use diag::{Diagnostic, Diagnostics, Field, Keys, Source, Spelling};
 pub use request::{Header, RequestSpec};
 pub use schedule::{Due, RateStage, Schedule, WorkerSchedule};

@@ -119,6 +119,24 @@ impl Timeline {
             .sum()
     }
 
+    /// Users active `at_ns` after the start: user i is active while the
+    /// count is above i, so ⌈count⌉ of them (past the stages: the last
+    /// stage's level).
+    pub fn count_at(&self, at_ns: u64) -> u64 {
+        let mut t0 = 0u64;
+        for s in &self.stages {
+            let d = s.duration.as_nanos() as u64;
+            if at_ns < t0.saturating_add(d) {
+                let f = (at_ns - t0) as f64 / d as f64;
+                return (s.from + (s.to - s.from) * f).max(0.0).ceil() as u64;
+            }
+            t0 = t0.saturating_add(d);
+        }
+        self.stages
+            .last()
+            .map_or(0, |s| s.to.max(0.0).ceil() as u64)
+    }
+
     /// When user `i` (0-based) starts and stops, in ns from the run's start:
     /// it is active while more than `i` users should be. `None` if it never
     /// starts; a stop of `None` means it runs to the end.

@@ -327,9 +327,10 @@ fn fixed_flow(plan: &Plan) -> impl FnMut(usize) -> engine::Fixed + use<> {
 }
 
 impl Prepared {
-    /// A handle to steer the open model's rate while the run goes on (the
-    /// live view's keys); `None` for the other models and for a shard (its
-    /// share of a steered timetable is not defined). What was steered is
+    /// A handle to steer the load while the run goes on (the live view's
+    /// keys): the open model's rate, or the number of virtual users (or
+    /// closed-model connections, over HTTP/1.1); `None` for a shard (its
+    /// share of a steered timeline is not defined). What was steered is
     /// recorded in the result (`steering`) and replaces the plan's count.
     pub fn steer(&mut self) -> Option<Arc<engine::Steer>> {
         if self.plan.shard.is_some() {
@@ -344,6 +345,9 @@ impl Prepared {
     /// The steering timeline for the result, if the rate was steered.
     fn steered(&self, duration_ns: u64) -> Option<stats::Steered> {
         let st = self.steer.as_ref()?;
+        if st.steers_users() {
+            return self.users_steered(st, duration_ns);
+        }
         let t = st.timeline();
         if !t.steered() {
             return None;
@@ -365,6 +369,32 @@ impl Prepared {
                     at_s: (s.at_ns as f64 / 1e6).round() / 1e3,
                     factor: (s.factor * 1e4).round() / 1e4,
                     rate: ((rate_at(s.at_ns) * s.factor) * 100.0).round() / 100.0,
+                })
+                .collect(),
+            users: Vec::new(),
+        })
+    }
+
+    /// The users' steering timeline for the result, if they were steered.
+    fn users_steered(&self, st: &engine::Steer, duration_ns: u64) -> Option<stats::Steered> {
+        let t = st.user_timeline();
+        if !t.steered() {
+            return None;
+        }
+        let crowd = plan::Crowd::of(&self.plan)?;
+        let max = st.users().map_or(u64::MAX, |u| u.max);
+        Some(stats::Steered {
+            planned: self.plan.planned(),
+            segments: Vec::new(),
+            users: t
+                .segments()
+                .iter()
+                // A change set for after the run ended never took effect.
+                .filter(|s| s.at_ns == 0 || s.at_ns < duration_ns)
+                .map(|s| stats::UserSteerSegment {
+                    at_s: (s.at_ns as f64 / 1e6).round() / 1e3,
+                    delta: s.delta,
+                    users: (crowd.planned_at(s.at_ns) as i64 + s.delta).clamp(0, max as i64) as u64,
                 })
                 .collect(),
         })

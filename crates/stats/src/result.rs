@@ -102,8 +102,52 @@ pub struct Steered {
     /// no longer applies).
     pub planned: Option<u64>,
     /// From `at_s` on, the planned rate × `factor`: `rate` per second at
-    /// that moment. The first is the plan's own (× 1 from 0 s).
+    /// that moment. The first is the plan's own (× 1 from 0 s). Empty when
+    /// the number of users was steered instead.
     pub segments: Vec<SteerSegment>,
+    /// Virtual users (or the closed model's connections) steered: from
+    /// `at_s` on, `delta` users more than the plan's (fewer when negative),
+    /// `users` active at that moment. The first is the plan's own (+0 from
+    /// 0 s). Absent when the rate was steered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub users: Vec<UserSteerSegment>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UserSteerSegment {
+    /// Seconds since the start of the run.
+    pub at_s: f64,
+    /// Users added to the plan's from then on (fewer when negative).
+    pub delta: i64,
+    /// Users active at that moment: the plan's then, plus `delta`.
+    pub users: u64,
+}
+
+impl Steered {
+    /// The changes made while the run went on, in words.
+    pub fn changes(&self) -> Vec<String> {
+        let rate = self.segments.iter().skip(1).map(|s| {
+            if s.factor == 0.0 {
+                format!("paused at {:.1} s", s.at_s)
+            } else {
+                format!(
+                    "×{:.2} ({}/s) at {:.1} s",
+                    s.factor,
+                    crate::fmt::count(s.rate.round() as u64),
+                    s.at_s
+                )
+            }
+        });
+        let users = self.users.iter().skip(1).map(|s| {
+            format!(
+                "{} users ({:+}) at {:.1} s",
+                crate::fmt::count(s.users),
+                s.delta,
+                s.at_s
+            )
+        });
+        rate.chain(users).collect()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -449,25 +493,15 @@ impl RunResult {
             None => f.plan.planned(),
         };
         if let Some(st) = &f.steering {
-            let changes: Vec<String> = st.segments[1..]
-                .iter()
-                .map(|s| {
-                    if s.factor == 0.0 {
-                        format!("paused at {:.1} s", s.at_s)
-                    } else {
-                        format!(
-                            "×{:.2} ({}/s) at {:.1} s",
-                            s.factor,
-                            crate::fmt::count(s.rate.round() as u64),
-                            s.at_s
-                        )
-                    }
-                })
-                .collect();
+            let what = if st.users.is_empty() {
+                "the rate"
+            } else {
+                "the number of users"
+            };
             warnings.push(format!(
-                "the rate was steered while the run went on ({}): the run offered that \
+                "{what} was steered while the run went on ({}): the run offered that \
                  timeline, not the plan's; compare it only with runs steered the same way",
-                changes.join(", ")
+                st.changes().join(", ")
             ));
         }
         if let (Some(p), Some(n)) = (planned, f.not_yet_due) {

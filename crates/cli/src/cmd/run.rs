@@ -295,11 +295,15 @@ impl Watching {
 /// What the live view's steering keys do to the open model's rate: ±10%,
 /// pause and resume (at the factor before the pause), or a typed rate; each
 /// change takes effect [`engine::LEAD_NS`] later, so every worker follows
-/// it from the same moment, which the result records.
+/// it from the same moment, which the result records. Virtual users and
+/// connections: the same keys in users ([`steering_users`]).
 fn steering(st: std::sync::Arc<engine::Steer>) -> live::OnSteer {
+    if st.steers_users() {
+        return steering_users(st);
+    }
     // The factor a resume goes back to.
     let resume = std::sync::Mutex::new(1.0f64);
-    Box::new(move |key: live::Steer| {
+    std::sync::Arc::new(move |key: live::Steer| {
         let now = st.factor();
         let planned = st.planned_rate();
         let mut back = resume.lock().unwrap_or_else(|e| e.into_inner());
@@ -317,7 +321,10 @@ fn steering(st: std::sync::Arc<engine::Steer>) -> live::OnSteer {
             }
             live::Steer::Rate(r) => r / planned,
         };
-        let at = st.set_factor(factor) as f64 / 1e9;
+        let Some(at) = st.set_factor(factor) else {
+            return "the rate cannot be steered in this run".into();
+        };
+        let at = at as f64 / 1e9;
         if factor == 0.0 {
             format!("paused from {at:.1} s (p resumes)")
         } else {
@@ -325,6 +332,53 @@ fn steering(st: std::sync::Arc<engine::Steer>) -> live::OnSteer {
                 "rate ×{factor:.2}: {}/s from {at:.1} s",
                 report::count((planned * factor).round() as u64)
             )
+        }
+    })
+}
+
+/// The steering keys for virtual users (or the closed model's
+/// connections): ±10% of the users active (at least one), pause (no user
+/// left; again to bring them back) or a typed number. A change keeps its
+/// difference to the plan from then on, so a ramp goes on ramping.
+fn steering_users(st: std::sync::Arc<engine::Steer>) -> live::OnSteer {
+    // The difference to the plan a resume goes back to, while paused.
+    let paused = std::sync::Mutex::new(None::<i64>);
+    std::sync::Arc::new(move |key: live::Steer| {
+        let Some(now) = st.users() else {
+            return "the number of users cannot be steered in this run".into();
+        };
+        let mut paused = paused.lock().unwrap_or_else(|e| e.into_inner());
+        let active = now.active();
+        let step = ((active as f64 * 0.1).round() as u64).max(1);
+        let set = match key {
+            live::Steer::Pause | live::Steer::Faster if paused.is_some() => {
+                let back = paused.take().unwrap_or(0);
+                st.set_user_delta(back)
+            }
+            live::Steer::Pause => {
+                *paused = Some(now.delta);
+                st.set_users(0)
+            }
+            live::Steer::Faster => st.set_users(active + step),
+            live::Steer::Slower => st.set_users(active.saturating_sub(step)),
+            live::Steer::Rate(n) => {
+                *paused = None;
+                st.set_users(n.round() as u64)
+            }
+        };
+        let Some((at, users)) = set else {
+            return "the number of users cannot be steered in this run".into();
+        };
+        let at = at as f64 / 1e9;
+        if paused.is_some() {
+            format!("paused: no user from {at:.1} s (p resumes)")
+        } else if users >= now.max {
+            format!(
+                "{} users from {at:.1} s (the most this run holds)",
+                report::count(users)
+            )
+        } else {
+            format!("{} users from {at:.1} s", report::count(users))
         }
     })
 }

@@ -23,7 +23,7 @@
 
 use super::{Mode, Transport, Worker, NEVER};
 use crate::flow::{Flow, Next};
-use plan::Due;
+use plan::{Due, UserSegment};
 use sample::{Outcome, Sample, Sink};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -118,7 +118,14 @@ pub(super) struct Users {
     timers: Timers,
     /// Users whose timeline has not ended.
     live: usize,
+    /// Steering: changes to the number of users not yet in force (the
+    /// first is next), and the moment of the last one applied.
+    steps: Vec<UserSegment>,
+    applied_at: u64,
 }
+
+/// A window that never opens: a slot kept for a user steering may add.
+pub(crate) const DORMANT: (u64, u64) = (u64::MAX, u64::MAX);
 
 /// One user's timeline.
 #[derive(Debug)]
@@ -129,6 +136,8 @@ struct UserClock {
     start_at: u64,
     stop_at: u64,
     iter_start: u64,
+    /// Steering took the user away until this later window (start, stop).
+    then: Option<(u64, u64)>,
 }
 
 impl Feed {
@@ -155,25 +164,32 @@ impl Feed {
             }
             Mode::PerUser { windows, pacing } => {
                 let mut timers = Timers::new(windows.len());
-                let clocks = windows
+                let clocks: Vec<UserClock> = windows
                     .iter()
                     .enumerate()
                     .map(|(idx, &(start, stop))| {
-                        timers.arm(idx, start);
+                        let active = (start, stop) != DORMANT;
+                        if active {
+                            timers.arm(idx, start);
+                        }
                         UserClock {
-                            active: true,
+                            active,
                             start_at: start,
                             stop_at: stop,
                             iter_start: start,
+                            then: None,
                         }
                     })
                     .collect();
+                let live = clocks.iter().filter(|c| c.active).count();
                 Feed::Users(Users {
                     pacing,
                     clocks,
                     ready: Vec::new(),
                     timers,
-                    live: windows.len(),
+                    live,
+                    steps: Vec::new(),
+                    applied_at: 0,
                 })
             }
         }
@@ -189,9 +205,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 self.next_due == Due::End && self.inflight == 0
             }
             Feed::Users(_) => {
+                self.steer_users(now);
                 self.fire_timers(now);
                 self.drain_ready(now);
-                matches!(&self.feed, Feed::Users(u) if u.live == 0) && self.inflight == 0
+                // Steered users may come back while the run lasts.
+                let over = self.cfg.steer.is_none() || self.next_due == Due::End;
+                over && matches!(&self.feed, Feed::Users(u) if u.live == 0) && self.inflight == 0
             }
             Feed::Visits(_) => {
                 self.visits_fire(now);
@@ -211,7 +230,10 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 Due::At(t) if !p.closed.is_empty() || !p.idle.is_empty() => wake.min(t),
                 _ => wake,
             },
-            Feed::Users(u) => u.timers.next().map_or(wake, |t| wake.min(t)),
+            Feed::Users(u) => {
+                let wake = u.steps.first().map_or(wake, |s| wake.min(s.at_ns));
+                u.timers.next().map_or(wake, |t| wake.min(t))
+            }
             Feed::Visits(v) => {
                 let timer = v.timers.next().map_or(wake, |t| wake.min(t));
                 match self.next_due {
@@ -469,6 +491,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             if !clock.active || self.ending {
                 return;
             }
+            if now < clock.start_at {
+                // Brought back by steering while its last request ran.
+                let at = clock.start_at;
+                self.arm(idx, at);
+                return;
+            }
             if now >= clock.stop_at || self.cfg.end_at.is_some_and(|e| now >= e) {
                 self.retire(idx);
                 return;
@@ -640,20 +668,136 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         }
     }
 
-    /// The user's timeline is over: close its connection.
+    /// The user's timeline is over: close its connection. A user steering
+    /// took away only for a while starts again, as a new user, at its next
+    /// window.
     pub(super) fn retire(&mut self, idx: usize) {
+        let mut then = None;
         if let Feed::Users(u) = &mut self.feed {
             let clock = &mut u.clocks[idx];
             if clock.active {
                 clock.active = false;
                 u.live -= 1;
             }
+            then = clock.then.take();
         }
         if !self.conns[idx].busy() {
             self.close(idx);
             if let Transport::Http2(_) = self.transport {
                 self.h2_retire(idx);
             }
+        }
+        if let Some((start, stop)) = then {
+            self.bring_back(idx, start, stop);
+        }
+    }
+
+    // ---- steering the number of users ---------------------------------------
+
+    /// Picks up the steering timeline's changes not yet in force (called
+    /// when its version moved).
+    pub(super) fn users_steered(&mut self, timeline: &plan::UserSteering) {
+        if let Feed::Users(u) = &mut self.feed {
+            u.steps = timeline
+                .segments()
+                .iter()
+                .filter(|s| s.at_ns > u.applied_at)
+                .copied()
+                .collect();
+        }
+    }
+
+    /// Puts in force every change whose moment has come: each of this
+    /// worker's users gets its window under the new number of added users
+    /// (`plan::Crowd::window`), from the change's moment on.
+    fn steer_users(&mut self, now: u64) {
+        loop {
+            let Feed::Users(u) = &mut self.feed else {
+                return;
+            };
+            let Some(&step) = u.steps.first() else { return };
+            if step.at_ns > now {
+                return;
+            }
+            u.steps.remove(0);
+            u.applied_at = step.at_ns;
+            let Some((crowd, _)) = self.cfg.steer.and_then(|s| s.crowd()) else {
+                return;
+            };
+            for idx in 0..self.conns.len() {
+                let g = self.cfg.user_base + idx as u64 * self.cfg.user_stride;
+                let t = step.at_ns;
+                let window = crowd
+                    .window(g, step.delta)
+                    .map(|(s, e)| (s.max(t), e))
+                    .filter(|(s, e)| s < e);
+                self.rewindow(idx, t, now, window);
+            }
+        }
+    }
+
+    /// User `idx`'s window from moment `t` on is `window` (None: gone).
+    fn rewindow(&mut self, idx: usize, t: u64, now: u64, window: Option<(u64, u64)>) {
+        let Feed::Users(u) = &mut self.feed else {
+            return;
+        };
+        let clock = &mut u.clocks[idx];
+        if clock.active && clock.start_at <= now {
+            // Running: it goes on, or stops at its next step (and perhaps
+            // comes back later).
+            match window {
+                Some((s, e)) if s <= t => {
+                    clock.stop_at = e;
+                    clock.then = None;
+                }
+                later => {
+                    clock.stop_at = t;
+                    clock.then = later;
+                }
+            }
+        } else if clock.active {
+            // Not started yet.
+            match window {
+                Some((s, e)) => {
+                    clock.start_at = s;
+                    clock.iter_start = s;
+                    clock.stop_at = e;
+                    u.timers.arm(idx, s);
+                }
+                None => {
+                    clock.active = false;
+                    u.live -= 1;
+                    u.timers.disarm(idx);
+                }
+            }
+        } else if let Some((s, e)) = window {
+            self.bring_back(idx, s, e);
+        }
+    }
+
+    /// Slot `idx` holds a user again, a new one (fresh cookies and
+    /// variables), active from `start` to `stop`.
+    fn bring_back(&mut self, idx: usize, start: u64, stop: u64) {
+        let busy = self.conns[idx].busy();
+        if !busy {
+            let g = self.cfg.user_base + idx as u64 * self.cfg.user_stride;
+            self.users[idx] = self.flow.user(g);
+        }
+        let Feed::Users(u) = &mut self.feed else {
+            return;
+        };
+        let clock = &mut u.clocks[idx];
+        if !clock.active {
+            clock.active = true;
+            u.live += 1;
+        }
+        clock.start_at = start;
+        clock.iter_start = start;
+        clock.stop_at = stop;
+        clock.then = None;
+        // A slot whose last request still runs acts when it ends.
+        if !busy {
+            u.timers.arm(idx, start);
         }
     }
 }

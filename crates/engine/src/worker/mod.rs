@@ -22,6 +22,7 @@ use crate::http::io_connect_outcome;
 use crate::sys::{self, Connecting, Epoll};
 use crate::tls::TlsSetup;
 use feed::Feed;
+pub(crate) use feed::DORMANT;
 use plan::{Due, WorkerSchedule};
 use sample::{Captured, Outcome, Sample, Sink};
 use std::net::SocketAddr;
@@ -360,8 +361,12 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         let v = st.version();
         if v != self.steer_seen {
             self.steer_seen = v;
-            self.cfg.schedule.steer(st.timeline());
-            self.next_due = self.cfg.schedule.due(self.next_j);
+            if st.steers_users() {
+                self.users_steered(&st.user_timeline());
+            } else {
+                self.cfg.schedule.steer(st.timeline());
+                self.next_due = self.cfg.schedule.due(self.next_j);
+            }
         }
     }
 

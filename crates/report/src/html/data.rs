@@ -432,6 +432,12 @@ fn steered(st: Option<&stats::Steered>, t: f64) -> f64 {
         .map_or(1.0, |g| g.factor)
 }
 
+/// The users steering added at `t` seconds (0 when not steered).
+fn users_added(st: Option<&stats::Steered>, t: f64) -> f64 {
+    st.and_then(|s| s.users.iter().rev().find(|g| g.at_s <= t))
+        .map_or(0.0, |g| g.delta as f64)
+}
+
 /// The time charts, bucketed to at most `most` points.
 pub(crate) fn time_charts(runs: &[(String, RunResult)], most: usize, lang: Lang) -> Vec<Chart> {
     let seconds: Vec<Seconds> = runs.iter().map(|(_, r)| Seconds::of(r)).collect();
@@ -546,15 +552,36 @@ pub(crate) fn time_charts_of(runs: &[Seconds], most: usize, lang: Lang) -> Vec<C
                         get(a, |g| (g.users_len >= 0.2).then(|| g.users_s / g.users_len)),
                     )));
                 }
+                // Steered: the plan's users plus those added then.
+                let steering = r.steering.filter(|s| !s.users.is_empty());
                 thr.push(right(dashed(with(
-                    line(tr(lang, "users (planned)"), Unit::Count, "#495057"),
+                    line(
+                        tr(
+                            lang,
+                            if steering.is_some() {
+                                "users (as steered)"
+                            } else {
+                                "users (planned)"
+                            },
+                        ),
+                        Unit::Count,
+                        "#495057",
+                    ),
                     x.iter()
-                        .map(|&t| staged(&st, t + width as f64 / 2.0))
+                        .map(|&t| {
+                            let mid = t + width as f64 / 2.0;
+                            staged(&st, mid)
+                                .map(|v| (v.ceil() + users_added(steering, mid)).max(0.0))
+                        })
                         .collect(),
                 ))));
                 note.push_str(tr(
                     lang,
-                    " The dashed line (right axis) is the number of virtual users the plan ran.",
+                    if steering.is_some() {
+                        " The dashed line (right axis) is the number of virtual users the plan ran, as it was steered during the run."
+                    } else {
+                        " The dashed line (right axis) is the number of virtual users the plan ran."
+                    },
                 ));
                 if r.series.iter().any(|row| row.users.is_some()) {
                     note.push_str(tr(

@@ -218,6 +218,7 @@ fn marks(runs: &[(String, RunResult)], lang: Lang) -> Vec<Mark> {
             } else {
                 String::new()
             };
+            let users_prefix = prefix.clone();
             r.steering
                 .iter()
                 .flat_map(|st| st.segments.iter().skip(1))
@@ -234,6 +235,21 @@ fn marks(runs: &[(String, RunResult)], lang: Lang) -> Vec<Mark> {
                     },
                     color: "#5f3dc4",
                 })
+                .chain(
+                    r.steering
+                        .iter()
+                        .flat_map(|st| st.users.iter().skip(1))
+                        .map(move |g| Mark {
+                            x: g.at_s,
+                            label: format!(
+                                "{users_prefix}{} {} ({:+})",
+                                crate::count(g.users),
+                                tr(lang, "users"),
+                                g.delta
+                            ),
+                            color: "#5f3dc4",
+                        }),
+                )
         }))
         .collect()
 }

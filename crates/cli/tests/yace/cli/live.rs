@@ -547,3 +547,103 @@ fn steering_keys_change_the_rate_and_the_result_records_the_timeline() {
     assert!(!warnings.contains("accounting"), "{warnings}");
     s.shutdown();
 }
+
+#[test]
+fn steering_keys_add_and_take_away_users_and_the_server_sees_each_one() {
+    // 4 virtual users thinking 50 ms: `+` three times (5, 6, 7 users), `-`
+    // twice (6, 5), `p` (none) and `p` (5 again). Each user keeps its own
+    // connection, so the server accepts exactly one per user that ever ran:
+    // the 4 planned, the 3 added, and the 5 brought back after the pause
+    // (new users: fresh connections).
+    let s = server();
+    let json = temp_path("live-steer-users.json");
+    let url = s.url();
+    let args = [
+        "run",
+        &url,
+        "-u",
+        "4",
+        "--think",
+        "50ms",
+        "-d",
+        "11s",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let pane = Pane::start("steer-users", 120, 36, &[("TERM", "xterm-256color")], &args);
+    pane.wait(10, "the steering keys", |s| s.contains("+/- users ±10%"));
+    std::thread::sleep(Duration::from_millis(1500));
+    for want in ["5 users from", "6 users from", "7 users from"] {
+        pane.type_text("+");
+        pane.wait(5, want, |s| s.contains(want));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    for want in ["6 users from", "5 users from"] {
+        pane.type_text("-");
+        pane.wait(5, want, |s| s.contains(want));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    pane.type_text("p");
+    pane.wait(5, "the pause", |s| s.contains("paused: no user from"));
+    std::thread::sleep(Duration::from_millis(2500));
+    pane.type_text("p");
+    pane.wait(5, "the resume", |s| s.contains("5 users from"));
+    assert_eq!(pane.exit_code(25), 0, "{}", pane.screen());
+    let r = result(&json);
+    let seen = settled(&s);
+    let segs = r["steering"]["users"]
+        .as_array()
+        .expect("steering recorded");
+    let got: Vec<(i64, u64)> = segs
+        .iter()
+        .map(|g| (g["delta"].as_i64().unwrap(), g["users"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (0, 4),
+            (1, 5),
+            (2, 6),
+            (3, 7),
+            (2, 6),
+            (1, 5),
+            (-4, 0),
+            (1, 5)
+        ],
+        "{segs:?}"
+    );
+    assert_eq!(u(&r, "summary.connections_opened"), 4 + 3 + 5, "{r}");
+    // The server's count has one more: the check that it answers, made
+    // before the load.
+    assert_eq!(
+        seen.connections,
+        1 + 4 + 3 + 5,
+        "connections the server accepted"
+    );
+    // The active users the result recorded follow the steering: 7 at the
+    // most, none through the pause.
+    let users: Vec<f64> = r["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|row| row["users"].as_f64())
+        .collect();
+    let most = users.iter().cloned().fold(0.0, f64::max);
+    assert!((most - 7.0).abs() < 0.01, "{users:?}");
+    assert!(
+        users.iter().any(|&u| u < 0.01),
+        "a second with no user: {users:?}"
+    );
+    assert_eq!(
+        u(&r, "summary.requests"),
+        seen.requests,
+        "the server's count"
+    );
+    let warnings = r["warnings"].to_string();
+    assert!(
+        warnings.contains("the number of users was steered"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("7 users (+3)"), "{warnings}");
+    s.shutdown();
+}
