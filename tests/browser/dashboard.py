@@ -10,6 +10,10 @@ it (its charts drawn, its verdict read). Throughout: no console error, and
 no request but to the page's own address. Screenshots land in the output
 folder (live-running.png, live-ended.png, live-report.png), to be looked at.
 
+With --dashboard-control (a second, short run): the + button clicked with
+the mouse raises the rate; the page says what yace did and the factor now
+(live-control.png), and the result records the change.
+
 report.py runs this after the report's own checks (scripts/test.sh);
 alone: tests/browser/dashboard.py --yace target/debug/yace --out target/browser
 """
@@ -71,6 +75,12 @@ def shot(page, path, y=0, height=None):
 
 
 def live_page(browser, yace, out, check):
+    """Both runs: the read-only page, then the page that steers."""
+    watch_page(browser, yace, out, check)
+    control_page(browser, yace, out, check)
+
+
+def watch_page(browser, yace, out, check):
     print("live page (yace run --rate 300 -d 6s --dashboard, during the run)")
     j = os.path.join(out, "live.json")
     h = os.path.join(out, "live.html")
@@ -161,6 +171,70 @@ def live_page(browser, yace, out, check):
         result = json.load(open(j))
         check(result["summary"]["requests"] == 1800, "the run sent its 1,800 requests with the page open (%d)"
               % result["summary"]["requests"])
+    finally:
+        if page is not None:
+            page.close()
+        if proc.poll() is None:
+            proc.kill()  # our own child, by its handle
+            proc.wait()
+
+
+def control_page(browser, yace, out, check):
+    print("steering from the page (yace run --rate 100 -d 4s --dashboard --dashboard-control)")
+    j = os.path.join(out, "live-control.json")
+    env = dict(os.environ, YACE_LANG="en")
+    proc = subprocess.Popen(
+        [yace, "run", "--rate", "100", "-d", "4s", "--dashboard", "--dashboard-control",
+         "--json", j, "-q"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    page = None
+    try:
+        url = address(proc)
+        origin = "/".join(url.split("/", 3)[:3]) + "/"
+        token = url.split("?token=", 1)[1] if "?token=" in url else ""
+        check(url.startswith("http://127.0.0.1:") and len(token) == 32,
+              "control needs a token even on 127.0.0.1: one was made, in the address")
+        page = cdp.Page(browser)
+        page.goto(url)
+        wait_for(page, "window.yaceLive && window.yaceLive.events > 0", 10, "the stream")
+        # A real click on the + button, where it is drawn.
+        box = page.eval("(() => { const r = document.querySelector('[data-control=faster]')"
+                        ".getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            page.call("Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1],
+                                                   "button": "left", "clickCount": 1})
+        said = wait_for(page, "window.yaceLive.steered > 0 && "
+                        "document.getElementById('yace-live-steered').innerText", 10, "yace's answer")
+        now = page.eval("document.getElementById('yace-live-now').innerText")
+        check(said.startswith("rate ×1.10: 110/s from ") and now.startswith("×1.10"),
+              "the click raised the rate; the page says %r, now %r" % (said, now))
+        shot(page, os.path.join(out, "live-control.png"), height=520)
+        wait_for(page, "window.yaceLive.report !== null", 20, "the report at the end")
+        check(page.eval("document.getElementById('yace-live-control').hidden"),
+              "the controls go away at the end")
+        proc.wait(timeout=20)
+        check(proc.returncode == 0, "yace ended with 0 (%s)" % proc.returncode)
+        result = json.load(open(j))
+        segs = (result.get("steering") or {}).get("segments") or []
+        check(len(segs) == 2 and segs[1]["factor"] == 1.1
+              and result["summary"]["planned"] == result["steering"]["planned"] > 400,
+              "the result records the change: %s, %s planned" % (
+                  [(s["at_s"], s["factor"]) for s in segs], result["summary"]["planned"]))
+        check(token not in open(j).read(), "the result holds no token")
+        urls = [e["request"]["url"] for e in page.events("Network.requestWillBeSent")]
+        others = [u for u in urls if not (u.startswith(origin) or u.startswith("blob:" + origin))]
+        check(urls and not others and any(u == origin + "control" for u in urls),
+              "no request but to the page's own address, the control post among them (%s) %s"
+              % (sorted({u.split("?")[0].replace(origin, "/") for u in urls}), others[:3]))
+        posted = [e["request"] for e in page.events("Network.requestWillBeSent")
+                  if e["request"]["url"] == origin + "control"]
+        check(posted and posted[0]["method"] == "POST"
+              and posted[0]["headers"].get("X-Yace-Token") == token,
+              "the click posted with the token in its header, not its address")
+        errors = [e for e in page.events("Runtime.exceptionThrown")]
+        errors += [e for e in page.events("Runtime.consoleAPICalled") if e["type"] in ("error", "assert")]
+        errors += [e for e in page.events("Log.entryAdded") if e["entry"]["level"] == "error"]
+        check(not errors, "no console error %s" % (json.dumps(errors)[:300] if errors else ""))
     finally:
         if page is not None:
             page.close()

@@ -346,7 +346,8 @@ pub struct RunArgs {
         num_args = 0..=1,
         default_missing_value = "",
         help = "Serve a live page of the run for a browser: the HTML report's charts, \
-                updated every second, and at the end the report to save. Read-only. \
+                updated every second, and at the end the report to save. Read-only \
+                unless --dashboard-control. \
                 ADDR: IP[:PORT] or :PORT; by default 127.0.0.1 on a free port. Its address \
                 is printed on stderr. Any address but 127.0.0.1 (or ::1) needs a token: \
                 --dashboard-token, or one is made and printed with the address. Give the \
@@ -359,6 +360,13 @@ pub struct RunArgs {
     /// 127.0.0.1. Never written to the result or the reports.
     #[arg(long = "dashboard-token", value_name = "TOKEN", requires = "dashboard")]
     pub dashboard_token: Option<String>,
+
+    /// Let the live page steer the run, as the terminal's keys do (+10%,
+    /// -10%, pause/resume, a rate or a number of users). Control always
+    /// needs the token (one is made and printed with the address when
+    /// --dashboard-token is not given, even on 127.0.0.1).
+    #[arg(long = "dashboard-control", requires = "dashboard")]
+    pub dashboard_control: bool,
 
     /// Draw a responses/s sparkline and a latency histogram under the
     /// summary even when standard output is not a terminal.
@@ -514,6 +522,9 @@ pub struct LabRunArgs {
     /// No line per run.
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+    /// No full-screen view on a terminal: a line per run, as in a pipe.
+    #[arg(long = "no-tui")]
+    pub no_tui: bool,
 }
 
 #[derive(Debug, Args)]
@@ -523,6 +534,9 @@ pub struct LabResumeArgs {
     pub dir: PathBuf,
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
+    /// No full-screen view on a terminal: a line per run, as in a pipe.
+    #[arg(long = "no-tui")]
+    pub no_tui: bool,
 }
 
 #[derive(Debug, Args)]

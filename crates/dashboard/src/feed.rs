@@ -167,10 +167,11 @@ impl Feed {
         }
     }
 
-    /// The page as it is now.
-    pub fn page(&self) -> Vec<u8> {
+    /// The page as it is now, with its controls.
+    pub fn page(&self, controls: &live::Controls) -> Vec<u8> {
         let mut out = Vec::with_capacity(256 * 1024);
-        live::page(&mut out, &self.live(), self.lang, env!("CARGO_PKG_VERSION"))
+        let version = env!("CARGO_PKG_VERSION");
+        live::page_with(&mut out, &self.live(), self.lang, version, controls)
             .expect("writes to memory");
         out
     }

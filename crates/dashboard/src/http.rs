@@ -12,6 +12,14 @@ pub struct Request {
     pub path: String,
     pub query: String,
     pub host: Option<String>,
+    /// `Origin`, `Sec-Fetch-Site` and `X-Yace-Token` (a control request's).
+    pub origin: Option<String>,
+    pub fetch_site: Option<String>,
+    pub token: Option<Vec<u8>>,
+    /// Where the body starts in the bytes read, and its length: `None`
+    /// when not said, `Err` when not readable (or sent chunked).
+    pub body_at: usize,
+    pub length: Result<Option<usize>, ()>,
 }
 
 /// A request head read so far.
@@ -29,20 +37,35 @@ pub fn parse(buf: &[u8]) -> Head {
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut req = httparse::Request::new(&mut headers);
     match req.parse(buf) {
-        Ok(httparse::Status::Complete(_)) => {
+        Ok(httparse::Status::Complete(body_at)) => {
             let target = req.path.unwrap_or("/");
             let (path, query) = target.split_once('?').unwrap_or((target, ""));
-            let host = req
-                .headers
-                .iter()
-                .find(|h| h.name.eq_ignore_ascii_case("host"))
-                .and_then(|h| std::str::from_utf8(h.value).ok())
-                .map(|h| h.trim().to_string());
+            let header = |name: &str| {
+                req.headers
+                    .iter()
+                    .find(|h| h.name.eq_ignore_ascii_case(name))
+                    .map(|h| h.value)
+            };
+            let text = |name: &str| {
+                header(name)
+                    .and_then(|v| std::str::from_utf8(v).ok())
+                    .map(|v| v.trim().to_string())
+            };
+            let length = match (text("content-length"), header("transfer-encoding")) {
+                (_, Some(_)) => Err(()),
+                (None, None) => Ok(None),
+                (Some(n), None) => n.parse().map(Some).map_err(|_| ()),
+            };
             Head::Done(Request {
                 method: req.method.unwrap_or("").to_string(),
                 path: path.to_string(),
                 query: query.to_string(),
-                host,
+                host: text("host"),
+                origin: text("origin"),
+                fetch_site: text("sec-fetch-site"),
+                token: header(crate::control::TOKEN_HEADER).map(|v| v.trim_ascii().to_vec()),
+                body_at,
+                length,
             })
         }
         Ok(httparse::Status::Partial) if buf.len() >= MAX_HEAD => Head::Refused(431),
@@ -88,6 +111,9 @@ fn reason(status: u16) -> &'static str {
         403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        409 => "Conflict",
+        411 => "Length Required",
+        413 => "Content Too Large",
         431 => "Request Header Fields Too Large",
         503 => "Service Unavailable",
         _ => "Error",
@@ -138,11 +164,26 @@ mod tests {
         assert_eq!(r.method, "GET");
         assert_eq!(r.path, "/events");
         assert_eq!(r.host.as_deref(), Some("127.0.0.1:8089"));
+        assert_eq!((r.origin, r.token, r.length), (None, None, Ok(None)));
         assert_eq!(query_param(&r.query, "token").unwrap(), b"a/b");
         assert_eq!(query_param(&r.query, "x").unwrap(), b"1");
         assert_eq!(query_param(&r.query, "nope"), None);
         assert_eq!(parse(b"GET / HTTP/1.1\r\nHost: x"), Head::Partial);
         assert_eq!(parse(b"\x16\x03\x01 hello"), Head::Refused(400));
+        let post = b"POST /control HTTP/1.1\r\nHost: h:1\r\nOrigin: http://h:1\r\n\
+                     X-Yace-Token: abc \r\nSec-Fetch-Site: same-origin\r\n\
+                     Content-Length: 6\r\n\r\nfaster";
+        let Head::Done(p) = parse(post) else { panic!() };
+        assert_eq!(p.origin.as_deref(), Some("http://h:1"));
+        assert_eq!(p.fetch_site.as_deref(), Some("same-origin"));
+        assert_eq!(p.token.as_deref(), Some(&b"abc"[..]));
+        assert_eq!(p.length, Ok(Some(6)));
+        assert_eq!(&post[p.body_at..], b"faster");
+        let chunked = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n";
+        let Head::Done(p) = parse(chunked) else {
+            panic!()
+        };
+        assert_eq!(p.length, Err(()));
         let mut long = b"GET / HTTP/1.1\r\nX: ".to_vec();
         long.resize(MAX_HEAD + 1, b'a');
         assert_eq!(parse(&long), Head::Refused(431));

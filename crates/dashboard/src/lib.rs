@@ -21,7 +21,11 @@
 //! answers only requests that name it by address (a DNS name rebound to
 //! 127.0.0.1 gets 403). Any other address needs a token (given, or made for
 //! the run), compared in constant time; the page's address carries it and
-//! nothing else does (not the result, not the reports). Read-only.
+//! nothing else does (not the result, not the reports). Read-only, unless
+//! `--dashboard-control`: then `POST /control` steers the run through the
+//! same callback as the terminal's keys, with the token always (made for
+//! the run when none was given), in a header, from the page's own origin
+//! and by its own address (see `control.rs`).
 //!
 //! It is its own crate, beside `live` (the terminal's view), because it is
 //! a network server: its sockets and its access rules stay out of the
@@ -30,10 +34,12 @@
 #![forbid(unsafe_code)]
 
 pub mod access;
+pub mod control;
 mod feed;
 pub mod http;
 mod server;
 
+pub use control::{Action, Control};
 pub use feed::Run;
 pub use server::{Limits, LIMITS};
 
@@ -58,6 +64,8 @@ pub struct Options {
     /// The token was made for this run (so its address is printed whole).
     pub made: bool,
     pub lang: Lang,
+    /// `--dashboard-control`: the page steers (or says why it cannot).
+    pub control: Option<Control>,
 }
 
 impl Options {
@@ -87,7 +95,25 @@ impl Options {
             token,
             made,
             lang,
+            control: None,
         })
+    }
+
+    /// With `--dashboard-control`: the page's buttons, and a token made
+    /// for the run when none was given, whatever the address (control
+    /// always needs one).
+    pub fn with_control(mut self, control: Control) -> Result<Options, String> {
+        if self.token.is_none() {
+            self.token = Some(access::make_token().map_err(|e| {
+                format!(
+                    "--dashboard-control: cannot make a token ({e}); give one with \
+                     --dashboard-token"
+                )
+            })?);
+            self.made = true;
+        }
+        self.control = Some(control);
+        Ok(self)
     }
 }
 
@@ -100,6 +126,8 @@ pub struct Page {
     addr: SocketAddr,
     token: Option<String>,
     made: bool,
+    /// Whether the page steers (`--dashboard-control`).
+    steers: bool,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -115,11 +143,18 @@ impl Page {
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let (tx, rx) = mpsc::sync_channel(QUEUE);
+        // Control without a token is never served: make sure of one.
+        let options = match options.control.clone() {
+            Some(c) => options.with_control(c).map_err(io::Error::other)?,
+            None => options,
+        };
         let server = Server {
             listener,
+            addr,
             token: options.token.clone(),
             feed: feed::Feed::new(run, options.lang),
             limits,
+            control: options.control.clone(),
         };
         let thread = std::thread::Builder::new()
             .name("yace-dashboard".into())
@@ -130,6 +165,7 @@ impl Page {
             addr,
             token: options.token,
             made: options.made,
+            steers: matches!(options.control, Some(Control::On { .. })),
             thread: Some(thread),
         })
     }
@@ -155,19 +191,25 @@ impl Page {
         } else {
             ""
         };
+        let (mode, can) = if self.steers {
+            ("steers the run", "watch and steer")
+        } else {
+            ("read-only", "watch")
+        };
         match (&self.token, self.made) {
             (None, _) => format!(
-                "live page at {}{everywhere} while the run lasts (read-only; this machine only)",
+                "live page at {}{everywhere} while the run lasts ({mode}; this machine only)",
                 self.url(false)
             ),
             (Some(_), true) => format!(
-                "live page at {}{everywhere} while the run lasts (read-only; the token was made \
-                 for this run: whoever has this address can watch; --dashboard-token sets your own)",
+                "live page at {}{everywhere} while the run lasts ({mode}; the token was made \
+                 for this run: whoever has this address can {can}; --dashboard-token sets your \
+                 own)",
                 self.url(true)
             ),
             (Some(_), false) => format!(
                 "live page at {}?token=<your --dashboard-token>{everywhere} while the run lasts \
-                 (read-only)",
+                 ({mode})",
                 self.url(false)
             ),
         }

@@ -12,11 +12,12 @@
 //! the whole charts). Nothing here ever waits on a browser.
 
 use crate::access;
+use crate::control::{self, Action, Control};
 use crate::feed::{Event, Feed, Next};
 use crate::http::{self, Head};
 use stats::{RunResult, SecondRow};
 use std::io::{self, ErrorKind, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -87,9 +88,13 @@ struct Client {
 /// Who may read, and the feed they read.
 pub struct Server {
     pub listener: TcpListener,
+    /// Where it listens (what a control request's `Host` must name).
+    pub addr: SocketAddr,
     pub token: Option<String>,
     pub feed: Feed,
     pub limits: Limits,
+    /// `--dashboard-control`: what the page's buttons do.
+    pub control: Option<Control>,
 }
 
 impl Server {
@@ -185,7 +190,7 @@ impl Server {
                         Ok(n) => {
                             buf.extend_from_slice(&chunk[..n]);
                             c.progress = now;
-                            if buf.len() >= http::MAX_HEAD {
+                            if buf.len() >= http::MAX_HEAD + control::MAX_BODY {
                                 break;
                             }
                         }
@@ -201,7 +206,15 @@ impl Server {
                         self.step(c, now)
                     }
                     Head::Done(req) => {
-                        self.route(c, &req);
+                        // A control request's body: whole, or wait for it.
+                        let body = buf.get(req.body_at..).unwrap_or_default().to_vec();
+                        let short = req.length.is_ok_and(|n| {
+                            n.is_some_and(|n| n <= control::MAX_BODY && body.len() < n)
+                        });
+                        if req.method == "POST" && short {
+                            return now.duration_since(c.since) < self.limits.head;
+                        }
+                        self.route(c, &req, &body);
                         self.step(c, now)
                     }
                 }
@@ -269,8 +282,17 @@ impl Server {
         c.owed = Instant::now();
     }
 
-    /// Answers a whole request head.
-    fn route(&mut self, c: &mut Client, req: &http::Request) {
+    /// Answers a whole request head (and a control request's body).
+    fn route(&mut self, c: &mut Client, req: &http::Request, body: &[u8]) {
+        if req.path == "/control" {
+            let (status, answer) = self.control(req, body);
+            let allow = [("Allow", "POST")];
+            let extra: &[(&str, &str)] = if status == 405 { &allow } else { &[] };
+            return self.reply(
+                c,
+                http::response(status, "application/json; charset=utf-8", extra, &answer),
+            );
+        }
         if req.method != "GET" {
             return self.reply(c, http::text(405, "yace --dashboard: read-only (GET)\n"));
         }
@@ -292,7 +314,18 @@ impl Server {
         }
         match req.path.as_str() {
             "/" | "/index.html" => {
-                let page = self.feed.page();
+                let controls = match &self.control {
+                    _ if self.feed.ended() => report::html::live::Controls::Off,
+                    None => report::html::live::Controls::Off,
+                    Some(Control::On { now, users, .. }) => report::html::live::Controls::On {
+                        now: now(),
+                        users: *users,
+                    },
+                    Some(Control::Unavailable(why)) => {
+                        report::html::live::Controls::Unavailable(why.clone())
+                    }
+                };
+                let page = self.feed.page(&controls);
                 let csp = report::html::live::CSP;
                 self.reply(
                     c,
@@ -318,6 +351,86 @@ impl Server {
             }
             "/favicon.ico" => self.reply(c, http::response(204, "image/x-icon", &[], b"")),
             _ => self.reply(c, http::text(404, "yace --dashboard: no such page\n")),
+        }
+    }
+}
+
+impl Server {
+    /// `POST /control`: the status and the JSON answer. Refused (403)
+    /// without `--dashboard-control`, without the token in its header, with
+    /// a `Host` that does not name the page, or from another site; 409
+    /// when the run cannot be steered (or has ended).
+    fn control(&self, req: &http::Request, body: &[u8]) -> (u16, Vec<u8>) {
+        let no = |status: u16, why: &str| (status, control::refused(why));
+        let Some(ctl) = &self.control else {
+            return no(
+                403,
+                "yace --dashboard: this page is read-only; start the run with \
+                 --dashboard-control to steer it from the page",
+            );
+        };
+        if req.method != "POST" {
+            return no(405, "yace --dashboard: control takes POST");
+        }
+        let host = req.host.as_deref().unwrap_or("");
+        if !control::own_host(host, self.addr) {
+            return no(
+                403,
+                &format!(
+                    "yace --dashboard: a control request must name the page's own address \
+                     (Host: {}), not `{host}`",
+                    self.addr
+                ),
+            );
+        }
+        if !control::same_origin(req.origin.as_deref(), req.fetch_site.as_deref(), host) {
+            return no(
+                403,
+                "yace --dashboard: a control request from another site is refused",
+            );
+        }
+        let token_ok = match (&req.token, &self.token) {
+            (Some(given), Some(want)) => access::same(given, want.as_bytes()),
+            _ => false,
+        };
+        if !token_ok {
+            return no(
+                403,
+                "yace --dashboard: a control request needs the page's token in its \
+                 X-Yace-Token header (the token of the address yace printed)",
+            );
+        }
+        let n = match req.length {
+            Ok(Some(n)) if n <= control::MAX_BODY => n,
+            Ok(Some(_)) => {
+                return no(
+                    413,
+                    &format!(
+                        "yace --dashboard: a control request's body is {} bytes at most",
+                        control::MAX_BODY
+                    ),
+                )
+            }
+            _ => {
+                return no(
+                    411,
+                    "yace --dashboard: a control request says its Content-Length",
+                )
+            }
+        };
+        let action = match Action::parse(&body[..n.min(body.len())]) {
+            Ok(a) => a,
+            Err(e) => return no(400, &e),
+        };
+        match ctl {
+            Control::Unavailable(why) => no(409, why),
+            Control::On { .. } if self.feed.ended() => {
+                no(409, "yace --dashboard: the run has ended")
+            }
+            Control::On { act, now, .. } => {
+                let message = act(action);
+                (200, control::done(&message, &now()))
+            }
         }
     }
 }

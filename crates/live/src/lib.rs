@@ -20,6 +20,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod campaign;
 mod dashboard;
 pub mod keys;
 pub mod line;
@@ -27,6 +28,7 @@ mod setup;
 pub mod view;
 mod watch;
 
+pub use campaign::Campaign;
 pub use dashboard::{Dashboard, OnSteer, FRAME};
 pub use keys::Steer;
 pub use setup::{Setup, Shape};

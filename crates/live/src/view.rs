@@ -202,7 +202,7 @@ fn compact(f: &mut Frame, area: Rect, s: &Screen, warnings: &[String], problems:
     f.render_widget(Paragraph::new(lines), area);
 }
 
-fn bar_text(ratio: f64, width: usize) -> String {
+pub(crate) fn bar_text(ratio: f64, width: usize) -> String {
     let full = ((ratio.clamp(0.0, 1.0) * width as f64).round() as usize).min(width);
     format!("[{}{}]", "#".repeat(full), ".".repeat(width - full))
 }
@@ -344,7 +344,7 @@ fn marker_lines(s: &Screen, b: [f64; 2], top: f64, lo: f64) -> Vec<Vec<(f64, f64
         .collect()
 }
 
-fn throughput_chart(f: &mut Frame, area: Rect, s: &Screen) {
+pub(crate) fn throughput_chart(f: &mut Frame, area: Rect, s: &Screen) {
     let b = x_bounds(s);
     let responses: Vec<(f64, f64)> = shown(s, b)
         .map(|(x, r)| (x, per_s(r.responses, r)))
@@ -413,7 +413,7 @@ fn throughput_chart(f: &mut Frame, area: Rect, s: &Screen) {
     f.render_widget(chart, area);
 }
 
-fn latency_chart(f: &mut Frame, area: Rect, s: &Screen) {
+pub(crate) fn latency_chart(f: &mut Frame, area: Rect, s: &Screen) {
     let b = x_bounds(s);
     // Log scale: latencies span decades, and a max far above the p99 is
     // the point of drawing it.
@@ -478,7 +478,7 @@ fn latency_chart(f: &mut Frame, area: Rect, s: &Screen) {
 }
 
 /// The current figures, one per line: label, value.
-fn now_lines(s: &Screen) -> Vec<Line<'static>> {
+pub(crate) fn now_lines(s: &Screen) -> Vec<Line<'static>> {
     let st = s.setup;
     let w = s.watch;
     let row = w.current(st.duration_s);

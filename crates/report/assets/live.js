@@ -105,6 +105,9 @@
       document.close();
     });
     $("yace-live-end").hidden = false;
+    // Nothing left to steer (--dashboard-control).
+    var ctl = $("yace-live-control");
+    if (ctl) ctl.hidden = true;
   });
   es.onerror = function () {
     // The browser tries again by itself while yace runs; said only when

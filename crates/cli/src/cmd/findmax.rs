@@ -4,10 +4,11 @@
 //! the SLOs as thresholds, and kept as a result file when `--out` is given.
 
 use super::driver;
+use super::lab::Front;
 use crate::args::FindMaxArgs;
 use crate::flags::{self, RunFlags};
 use crate::{exit, Failure};
-use ::run::{Job, Script, TargetChoice};
+use ::run::{Job, Script, StopHandle, TargetChoice};
 use findmax::{Answer, Config, End, Next, Search, Stage, Trial, Verdict};
 use report::lang::{tr, trf, Lang};
 use report::{count, duration_us};
@@ -249,25 +250,23 @@ fn verdict(r: &RunResult, slos: &[stats::threshold::Threshold]) -> Verdict {
     Verdict::Pass { marginal }
 }
 
-/// One line per trial, as it ends.
-fn line(n: usize, t: &Trial, v: &Verdict, r: &RunResult, lang: Lang) -> String {
-    let stage = tr(
+/// Why a trial is run, in words.
+fn stage_word(lang: Lang, stage: Stage) -> &'static str {
+    tr(
         lang,
-        match t.stage {
+        match stage {
             Stage::Bracket => "bracket",
             Stage::Bisect => "bisect",
             Stage::Repeat => "repeat",
             Stage::Recheck => "recheck",
             Stage::Confirm => "confirm",
         },
-    );
-    let p99 = r
-        .summary
-        .latency
-        .at(99.0)
-        .filter(|_| r.summary.latency.count > 0)
-        .map_or("—".into(), duration_us);
-    let what = match v {
+    )
+}
+
+/// A trial's verdict in words.
+fn verdict_words(lang: Lang, t: &Trial, v: &Verdict) -> String {
+    match v {
         Verdict::Pass { marginal: false } => tr(lang, "pass").to_string(),
         Verdict::Pass { marginal: true } if t.stage == Stage::Repeat => {
             tr(lang, "pass (close to an SLO)").to_string()
@@ -277,7 +276,57 @@ fn line(n: usize, t: &Trial, v: &Verdict, r: &RunResult, lang: Lang) -> String {
         }
         Verdict::Fail { why } => format!("{}: {why}", tr(lang, "FAIL")),
         Verdict::Invalid { why } => format!("{}: {why}", tr(lang, "NOT VALID")),
+    }
+}
+
+/// A trial's p99, or a dash when nothing was answered.
+fn p99_of(r: &RunResult) -> String {
+    r.summary
+        .latency
+        .at(99.0)
+        .filter(|_| r.summary.latency.count > 0)
+        .map_or("—".into(), duration_us)
+}
+
+/// A trial's row in the view's table.
+fn trial_row(
+    n: usize,
+    t: &Trial,
+    v: &Verdict,
+    r: &RunResult,
+    reused: bool,
+    lang: Lang,
+) -> live::campaign::Row {
+    use live::campaign::Mark;
+    let mark = match v {
+        Verdict::Pass { marginal: false } => Mark::Good,
+        Verdict::Pass { marginal: true } | Verdict::Invalid { .. } => Mark::Warn,
+        Verdict::Fail { .. } => Mark::Bad,
     };
+    let mut verdict = verdict_words(lang, t, v);
+    if reused {
+        verdict.push(' ');
+        verdict.push_str(words(lang, "(an earlier trial, judged again)"));
+    }
+    live::campaign::Row {
+        key: n.to_string(),
+        cells: vec![
+            n.to_string(),
+            stage_word(lang, t.stage).to_string(),
+            format!("{}/s", fmt_rate(t.rate)),
+            format!("{:.1}", r.summary.rps),
+            p99_of(r),
+            verdict,
+        ],
+        mark,
+    }
+}
+
+/// One line per trial, as it ends.
+fn line(n: usize, t: &Trial, v: &Verdict, r: &RunResult, lang: Lang) -> String {
+    let stage = stage_word(lang, t.stage);
+    let p99 = p99_of(r);
+    let what = verdict_words(lang, t, v);
     // What the monitors saw go wrong on the server, by code.
     let server: Vec<&str> = r
         .monitor
@@ -309,6 +358,71 @@ fn line(n: usize, t: &Trial, v: &Verdict, r: &RunResult, lang: Lang) -> String {
             &server,
         ],
     )
+}
+
+/// The view's words that the reports' dictionary does not have.
+fn words(lang: Lang, en: &'static str) -> &'static str {
+    if lang == Lang::En {
+        return en;
+    }
+    match en {
+        "Finished trials" => "已完成的试验",
+        "stage" => "阶段",
+        "rate" => "速率",
+        "achieved" => "实际响应/秒",
+        "verdict" => "结论",
+        "the search writes what it has" => "搜索会写下已有的结果",
+        "trial {} · {} · {}/s for {} s" => "第 {} 次试验 · {} · {}/秒，{} 秒",
+        "bracket: {}/s passed, {}/s failed" => "区间：{}/秒 通过，{}/秒 未通过",
+        "bracket: not closed yet, {}/s passed" => "区间：尚未闭合，{}/秒 通过",
+        "bracket: not closed yet, {}/s failed" => "区间：尚未闭合，{}/秒 未通过",
+        "bracket: no trial yet" => "区间：尚无试验",
+        "about {} trials left in the bracket" => "区间内约剩 {} 次试验",
+        "if the next trial closes the bracket" => "假设下一次试验闭合区间",
+        "at most, by --max-time {}" => "最多，受 --max-time {} 所限",
+        "(an earlier trial, judged again)" => "（之前的试验，重新判定）",
+        _ => en,
+    }
+}
+
+/// `words`, then its `{}` filled in order.
+fn wordsf(lang: Lang, en: &'static str, args: &[&dyn std::fmt::Display]) -> String {
+    report::lang::fill(words(lang, en), args)
+}
+
+/// The bracket as the trials so far make it: the highest rate that
+/// passed below the lowest that failed.
+fn bracket(trials: &[Trial]) -> (Option<f64>, Option<f64>) {
+    let hi = trials
+        .iter()
+        .filter(|t| matches!(t.verdict, Some(Verdict::Fail { .. })))
+        .map(|t| t.rate)
+        .reduce(f64::min);
+    let lo = trials
+        .iter()
+        .filter(|t| matches!(t.verdict, Some(Verdict::Pass { .. })))
+        .map(|t| t.rate)
+        .filter(|r| hi.is_none_or(|h| *r < h))
+        .reduce(f64::max);
+    (lo, hi)
+}
+
+/// A guess at the search's time left once the bracket is [lo, hi]: the
+/// bisections that narrow it to the precision (short trials while it is
+/// wider than 10%, long ones after), the recheck and the confirming hold,
+/// and a cool-down after every other trial. Seconds, and trials.
+fn time_left(cfg: &Config, lo: f64, hi: f64, cool_s: f64) -> (f64, usize) {
+    let (wide, narrow) = (1.1f64.ln(), (1.0 + cfg.precision).ln());
+    let mut r = (hi / lo.max(1e-9)).ln();
+    let (mut s, mut n) = (0.0, 0usize);
+    while r > narrow + 1e-9 && n < cfg.max_trials {
+        s += if r > wide { cfg.short_s } else { cfg.long_s };
+        r /= 2.0;
+        n += 1;
+    }
+    s += cfg.long_s + cfg.confirm_s;
+    n += 2;
+    (s + cool_s * (n / 2) as f64, n)
 }
 
 fn fmt_rate(r: f64) -> String {
@@ -456,7 +570,33 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
             ]
         )
     );
+    let stop = StopHandle::new();
+    // The first level's exprs, for the view's title.
+    let title = trf(
+        lang,
+        "Searching the highest rate at which {} hold — {}",
+        &[&levels[0].0.join(tr(lang, " and ")), &url],
+    );
     let mut ctx = Trials {
+        // The view starts with the first trial, once its notes are shown.
+        tui: !a.run.quiet && !a.run.no_tui,
+        intro: Some(live::campaign::Intro {
+            title,
+            table: words(lang, "Finished trials").into(),
+            columns: vec![
+                "#".into(),
+                words(lang, "stage").into(),
+                words(lang, "rate").into(),
+                words(lang, "achieved").into(),
+                "p99".into(),
+                words(lang, "verdict").into(),
+            ],
+            stop: words(lang, "the search writes what it has").into(),
+            lang,
+        }),
+        front: Front::lines(),
+        stop,
+        level_name: None,
         args: &a,
         url: &url,
         scenario: scenario.as_ref(),
@@ -474,33 +614,41 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
     };
     let mut found: Vec<Level> = Vec::new();
     let mut start = cfg.start_rate;
-    for (exprs, level_slos) in &levels {
-        println!();
-        println!(
-            "{}",
-            trf(
+    let mut searched = || -> Result<(), Failure> {
+        for (exprs, level_slos) in &levels {
+            ctx.front.say(String::new());
+            ctx.front.say(trf(
                 lang,
                 "Searching the highest rate at which {} hold — {}",
-                &[&exprs.join(tr(lang, " and ")), &url]
-            )
-        );
-        let level = ctx.search(
-            Config {
-                start_rate: start,
-                ..cfg
-            },
-            level_slos,
-        )?;
-        ctx.level += 1;
-        let stop = level.interrupted;
-        if let Some(m) = level.answer.max_rate {
-            start = m;
+                &[&exprs.join(tr(lang, " and ")), &url],
+            ));
+            if levels.len() > 1 {
+                ctx.level_name = Some(exprs.join(tr(lang, " and ")));
+            }
+            let level = ctx.search(
+                Config {
+                    start_rate: start,
+                    ..cfg
+                },
+                level_slos,
+            )?;
+            ctx.level += 1;
+            let stop = level.interrupted;
+            if let Some(m) = level.answer.max_rate {
+                start = m;
+            }
+            found.push(level);
+            if stop {
+                break;
+            }
         }
-        found.push(level);
-        if stop {
-            break;
-        }
-    }
+        Ok(())
+    };
+    let searched = searched();
+    // The screen is back, with the trials' lines printed, before anything
+    // else (an error too).
+    ctx.front.finish();
+    searched?;
     println!();
     let mut code = exit::OK;
     for (level, (exprs, _)) in found.iter().zip(&levels) {
@@ -584,6 +732,16 @@ struct Level {
 /// What the searches share: the target, the budget, and every trial run
 /// so far (a frontier's levels reuse each other's trials).
 struct Trials<'a> {
+    /// The full-screen view is wanted (where the terminal allows).
+    tui: bool,
+    /// What the view says of the search, until it starts.
+    intro: Option<live::campaign::Intro>,
+    /// Where the trials' lines go (kept while the view is up).
+    front: Front,
+    /// `q` on the view, and SIGINT/SIGTERM, stop the trial running.
+    stop: StopHandle,
+    /// The frontier's level being searched, when there are several.
+    level_name: Option<String>,
     args: &'a FindMaxArgs,
     url: &'a str,
     /// `-f`: each trial's visitors walk its journeys.
@@ -613,6 +771,7 @@ impl Trials<'_> {
         &mut self,
         trial: &Trial,
         slos: &[stats::threshold::Threshold],
+        shown: (String, Option<String>, Option<live::campaign::Left>),
     ) -> Result<(RunResult, bool), Failure> {
         // An earlier level's bracket or bisect trial is judged again by this
         // level's SLOs; a repeat, a recheck or a confirmation is a new
@@ -651,7 +810,39 @@ impl Trials<'_> {
             ::run::prepare(job).map_err(Failure::from)?
         };
         self.first = false;
-        let r = driver::execute(prepared, |_| (), |_| {})?.result;
+        // The view takes the screen once the first trial's notes are shown.
+        if let (true, Some(intro)) = (self.tui, self.intro.take()) {
+            self.front = Front::choose(false, false, &self.stop, || intro);
+        }
+        let mut view = self.front.view.as_mut();
+        if let Some(c) = &mut view {
+            let (what, context, left) = shown;
+            c.begin(live::campaign::Begin {
+                setup: live::Setup::of(
+                    &prepared.plan,
+                    engine::effective_threads(&prepared.plan),
+                    self.monitors.specs.len(),
+                    &RunFlags,
+                ),
+                what,
+                context,
+                left,
+            });
+        }
+        let done = driver::execute_with(
+            prepared,
+            |_| (),
+            |rows| {
+                if let Some(c) = &mut view {
+                    c.observe(rows);
+                }
+            },
+            &self.stop,
+        );
+        if let Some(c) = view {
+            c.end();
+        }
+        let r = done?.result;
         if !r.end.partial {
             self.n += 1;
             self.started_at.get_or_insert_with(|| r.started_at.clone());
@@ -668,6 +859,80 @@ impl Trials<'_> {
                 .push(((trial.rate, trial.seconds), self.level, r.clone()));
         }
         Ok((r, false))
+    }
+
+    /// What the view says of trial `n` before it runs: which trial, the
+    /// bracket so far, and a guess at the time left (at most the
+    /// `budget_left` seconds of --max-time).
+    fn shown(
+        &self,
+        n: usize,
+        trial: &Trial,
+        done: &[Trial],
+        cfg: &Config,
+        budget_left: f64,
+    ) -> (String, Option<String>, Option<live::campaign::Left>) {
+        let lang = self.lang;
+        let mut what = wordsf(
+            lang,
+            "trial {} · {} · {}/s for {} s",
+            &[
+                &n,
+                &stage_word(lang, trial.stage),
+                &fmt_rate(trial.rate),
+                &trial.seconds,
+            ],
+        );
+        if let Some(level) = &self.level_name {
+            what = format!("{level} · {what}");
+        }
+        let (lo, hi) = bracket(done);
+        let context = match (lo, hi) {
+            (Some(lo), Some(hi)) => wordsf(
+                lang,
+                "bracket: {}/s passed, {}/s failed",
+                &[&fmt_rate(lo), &fmt_rate(hi)],
+            ),
+            (Some(lo), None) => wordsf(
+                lang,
+                "bracket: not closed yet, {}/s passed",
+                &[&fmt_rate(lo)],
+            ),
+            (None, Some(hi)) => wordsf(
+                lang,
+                "bracket: not closed yet, {}/s failed",
+                &[&fmt_rate(hi)],
+            ),
+            (None, None) => words(lang, "bracket: no trial yet").to_string(),
+        };
+        let cool = self.cool_down.as_secs_f64();
+        let (s, basis) = match (lo, hi) {
+            (Some(lo), Some(hi)) => {
+                let (s, k) = time_left(cfg, lo, hi, cool);
+                (
+                    s,
+                    wordsf(lang, "about {} trials left in the bracket", &[&k]),
+                )
+            }
+            _ => (
+                trial.seconds + time_left(cfg, 1.0, 2.0, cool).0,
+                words(lang, "if the next trial closes the bracket").to_string(),
+            ),
+        };
+        let left = if s > budget_left {
+            live::campaign::Left {
+                s: budget_left.max(0.0),
+                estimate: false,
+                basis: wordsf(lang, "at most, by --max-time {}", &[&self.args.max_time]),
+            }
+        } else {
+            live::campaign::Left {
+                s,
+                estimate: true,
+                basis,
+            }
+        };
+        (what, Some(context), Some(left))
     }
 
     /// The problems the monitors diagnosed in the last trial run at `rate`.
@@ -703,26 +968,22 @@ impl Trials<'_> {
             };
             let left = self.budget_s - self.started.elapsed().as_secs_f64();
             if trial.seconds + 1.0 > left {
-                println!(
-                    "{}",
-                    trf(
-                        self.lang,
-                        "  the next trial ({} s) would pass --max-time {}: stopping",
-                        &[&trial.seconds, &self.args.max_time]
-                    )
-                );
+                self.front.say(trf(
+                    self.lang,
+                    "  the next trial ({} s) would pass --max-time {}: stopping",
+                    &[&trial.seconds, &self.args.max_time],
+                ));
                 break search.give_up();
             }
-            let (r, reused) = self.run(&trial, slos)?;
+            let n = search.trials().len() + 1;
+            let shown = self.shown(n, &trial, search.trials(), &cfg, left);
+            let (r, reused) = self.run(&trial, slos, shown)?;
             if r.end.partial {
-                println!(
-                    "{}",
-                    trf(
-                        self.lang,
-                        "  interrupted: the trial at {}/s did not finish",
-                        &[&fmt_rate(trial.rate)]
-                    )
-                );
+                self.front.say(trf(
+                    self.lang,
+                    "  interrupted: the trial at {}/s did not finish",
+                    &[&fmt_rate(trial.rate)],
+                ));
                 let answer = search.interrupt();
                 return Ok(Level {
                     answer,
@@ -733,11 +994,14 @@ impl Trials<'_> {
                 });
             }
             let v = verdict(&r, slos);
-            let mut shown = line(search.trials().len() + 1, &trial, &v, &r, self.lang);
+            let mut shown = line(n, &trial, &v, &r, self.lang);
             if reused {
                 shown.push_str(tr(self.lang, "  (an earlier trial, judged again)"));
             }
-            println!("{shown}");
+            self.front.say(shown);
+            if let Some(c) = &mut self.front.view {
+                c.finished(trial_row(n, &trial, &v, &r, reused, self.lang));
+            }
             figures.push(serde_json::json!({
                 "rate": trial.rate,
                 "responses_per_s": r.summary.rps,
@@ -759,7 +1023,21 @@ impl Trials<'_> {
             let overloaded = !matches!(v, Verdict::Pass { marginal: false });
             search.record(trial, v);
             if overloaded && !reused && !self.cool_down.is_zero() {
-                std::thread::sleep(self.cool_down);
+                let rest = Instant::now();
+                if let Some(c) = &mut self.front.view {
+                    c.note(Some(format!(
+                        "cooling down {} (--cool-down)",
+                        humantime::format_duration(self.cool_down)
+                    )));
+                }
+                while rest.elapsed() < self.cool_down
+                    && self.stop.cause().is_none()
+                    && host::signals::received().is_none()
+                {
+                    std::thread::sleep(
+                        (self.cool_down - rest.elapsed()).min(Duration::from_millis(100)),
+                    );
+                }
             }
         };
         let ran_out = answer

@@ -7,12 +7,13 @@ use super::driver;
 use crate::args::{LabArgs, LabCommand, LabReportArgs, RunArgs};
 use crate::flags::{self, RunFlags};
 use crate::{exit, Failure};
-use ::run::{Job, Script, TargetChoice};
+use ::run::{Job, Script, StopCause, StopHandle, TargetChoice};
 use clap::Parser;
 use lab::experiment::{self, Experiment};
 use lab::state::{State, Status};
 use stats::RunResult;
-use std::io::Write as _;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -57,7 +58,7 @@ pub fn run(a: LabArgs) -> Result<u8, Failure> {
                 state.order,
                 dir.display()
             );
-            execute(&e, state, &dir, r.quiet)
+            execute(&e, state, &dir, r.quiet, r.no_tui)
         }
         LabCommand::Resume(r) => {
             let state = State::load(&r.dir).map_err(Failure::usage)?;
@@ -76,7 +77,7 @@ pub fn run(a: LabArgs) -> Result<u8, Failure> {
                 state.count(Status::Done),
                 state.runs.len()
             );
-            execute(&e, state, &r.dir, r.quiet)
+            execute(&e, state, &r.dir, r.quiet, r.no_tui)
         }
         LabCommand::Report(r) => report(&r),
     }
@@ -231,8 +232,16 @@ fn find_max_args(run: &[String], search: &[String]) -> Result<crate::args::FindM
 
 /// One search of a find-max experiment, its answer written to `path`;
 /// `Ok(false)` when it was interrupted.
-fn one_search(run: &[String], search: &[String], path: &Path) -> Result<bool, Failure> {
+fn one_search(
+    run: &[String],
+    search: &[String],
+    path: &Path,
+    no_tui: bool,
+) -> Result<bool, Failure> {
     let mut words = search.to_vec();
+    if no_tui {
+        words.push("--no-tui".into());
+    }
     words.push("--json".into());
     words.push(path.display().to_string());
     let a = find_max_args(run, &words).map_err(Failure::usage)?;
@@ -302,10 +311,17 @@ fn job_parts(
     }
 }
 
-/// One `yace run` of the experiment, quietly; `None` if it was interrupted.
-fn one_run(argv: &[String]) -> Result<RunResult, Failure> {
+/// One `yace run` of the experiment, quietly (its result is partial if
+/// it was interrupted); watched by the view, when there is one, as `what`
+/// with `left` of the experiment to go.
+fn one_run(
+    argv: &[String],
+    stop: &StopHandle,
+    view: Option<(&mut live::Campaign, String, Option<live::campaign::Left>)>,
+) -> Result<RunResult, Failure> {
     let a = run_args(argv).map_err(Failure::usage)?;
     let monitors = flags::monitors(&a.monitor.monitor, &a.monitor.interval)?;
+    let monitored = monitors.specs.len();
     let (plan, thresholds, script, url) = job_parts(&a)?;
     let prepared = ::run::prepare(Job {
         plan,
@@ -316,20 +332,396 @@ fn one_run(argv: &[String]) -> Result<RunResult, Failure> {
         monitors,
     })
     .map_err(Failure::from)?;
-    Ok(driver::execute(prepared, |_| (), |_| {})?.result)
+    let mut view = view.map(|(c, what, left)| {
+        c.begin(live::campaign::Begin {
+            setup: live::Setup::of(
+                &prepared.plan,
+                engine::effective_threads(&prepared.plan),
+                monitored,
+                &RunFlags,
+            ),
+            what,
+            context: None,
+            left,
+        });
+        c
+    });
+    let done = driver::execute_with(
+        prepared,
+        |_| (),
+        |rows| {
+            if let Some(c) = &mut view {
+                c.observe(rows);
+            }
+        },
+        stop,
+    );
+    if let Some(c) = view {
+        c.end();
+    }
+    Ok(done?.result)
 }
 
-/// Runs what is pending, saving the state after each run.
-fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<u8, Failure> {
-    let total = state.runs.len();
-    let started = Instant::now();
-    let mut done_now = 0usize;
+/// Runs what is pending, saving the state after each run; on a terminal,
+/// in the full-screen view (an experiment of searches: each search draws
+/// its own), whose lines are printed when the screen is back.
+fn execute(
+    e: &Experiment,
+    mut state: State,
+    dir: &Path,
+    quiet: bool,
+    no_tui: bool,
+) -> Result<u8, Failure> {
+    let stop = StopHandle::new();
+    let lang = driver::language(None);
+    let mut front = if e.find_max.is_none() {
+        Front::choose(quiet, no_tui, &stop, || intro(e, &state, dir, lang))
+    } else {
+        Front::lines()
+    };
     let slos: Vec<stats::threshold::Threshold> = e
         .stop
         .slo
         .iter()
         .filter_map(|s| stats::threshold::Threshold::parse(s, None).ok())
         .collect();
+    let mut points = Points::default();
+    if let Some(c) = &mut front.view {
+        // Resumed: the points finished before are in the table already.
+        for run in state.runs.iter().filter(|r| r.status == Status::Done) {
+            if let Some(r) = run
+                .result
+                .as_ref()
+                .and_then(|p| read_result(&dir.join(p)).ok())
+            {
+                points.add(run, &r, fails_badly(&r, e.stop.errors, &slos));
+            }
+        }
+        let mut shown: Vec<(usize, usize)> = state
+            .runs
+            .iter()
+            .filter(|r| r.status != Status::Pending)
+            .map(|r| (r.target, r.point))
+            .collect();
+        shown.dedup();
+        for (t, p) in shown {
+            c.finished(points.row(&state, t, p));
+        }
+    }
+    let went = runs(
+        e,
+        &mut state,
+        dir,
+        quiet,
+        no_tui,
+        &slos,
+        (&stop, &mut front, &mut points),
+    );
+    // The screen is back, and the lines it kept are printed, before
+    // anything else (an error too).
+    front.finish();
+    went?;
+    save(&state, dir)?;
+    let pending = state.count(Status::Pending);
+    if pending > 0 {
+        println!(
+            "Stopped with {pending} runs to go: `yace lab resume {}` goes on without redoing finished runs.",
+            dir.display()
+        );
+        return Ok(exit::SIGINT);
+    }
+    println!();
+    let analysis = analyze(&state, dir);
+    print!("{}", lab::render::text_in(&state, &analysis, lang));
+    let page = dir.join("report.html");
+    match lab_page(&state, &analysis, dir, dir, lang)
+        .and_then(|html| write_file("report", &page, &html))
+    {
+        Ok(()) => println!(
+            "\n{}",
+            report::lang::trf(
+                lang,
+                "The experiment's page, with charts: {}",
+                &[&page.display()]
+            )
+        ),
+        Err(f) => eprintln!("warning: {}", f.message),
+    }
+    Ok(if state.count(Status::Failed) > 0 {
+        exit::RUNTIME
+    } else {
+        exit::OK
+    })
+}
+
+/// The view's title, table and footer for an experiment.
+fn intro(
+    e: &Experiment,
+    state: &State,
+    dir: &Path,
+    lang: report::lang::Lang,
+) -> live::campaign::Intro {
+    live::campaign::Intro {
+        title: format!(
+            "Experiment {}: {} runs ({} targets × {} points × {} repetitions, {} order) · results in {}",
+            e.name,
+            state.runs.len(),
+            e.targets.len(),
+            state.points.len(),
+            e.repetitions,
+            state.order,
+            dir.display()
+        ),
+        table: "Finished points (medians of their runs so far)".into(),
+        columns: [
+            "target",
+            "point",
+            "runs",
+            "responses/s",
+            "p99",
+            "verdict",
+        ]
+        .map(String::from)
+        .to_vec(),
+        stop: format!(
+            "the experiment stays resumable: yace lab resume {}",
+            dir.display()
+        ),
+        lang,
+    }
+}
+
+/// The time the experiment has left when a run (or its warm-up) begins:
+/// its planned run times, warm-ups and cool-downs; without planned times
+/// (`requests`), the runs so far tell.
+fn left(
+    e: &Experiment,
+    state: &State,
+    warming: bool,
+    done_now: usize,
+    started: Instant,
+) -> Option<live::campaign::Left> {
+    let pending = state.count(Status::Pending);
+    let warm = e.warmup.map_or(0.0, |d| d.as_secs_f64());
+    let planned = e.planned_seconds(pending);
+    if planned > 0.0 {
+        let mut s = planned - e.cool_down.as_secs_f64();
+        if !warming {
+            s -= warm;
+        }
+        let with = match (e.warmup.is_some(), !e.cool_down.is_zero()) {
+            (true, true) => " with warm-ups and cool-downs",
+            (true, false) => " with warm-ups",
+            (false, true) => " with cool-downs",
+            (false, false) => "",
+        };
+        let runs = if pending == 1 { "run" } else { "runs" };
+        let basis = format!("{pending} {runs} to go, as planned{with}");
+        return Some(live::campaign::Left {
+            s: s.max(0.0),
+            estimate: false,
+            basis,
+        });
+    }
+    (done_now > 0).then(|| live::campaign::Left {
+        s: started.elapsed().as_secs_f64() / done_now as f64 * pending as f64,
+        estimate: true,
+        basis: format!("{pending} runs as long as the runs so far"),
+    })
+}
+
+/// What the finished runs of each point (target, point) measured.
+#[derive(Debug, Default)]
+struct Points {
+    figs: BTreeMap<(usize, usize), PointFigures>,
+}
+
+#[derive(Debug, Default)]
+struct PointFigures {
+    rps: Vec<f64>,
+    p99_us: Vec<f64>,
+    client_bound: usize,
+    /// The stop rule's reason, when a run of it failed badly.
+    stopped: Option<String>,
+}
+
+fn median(v: &[f64]) -> Option<f64> {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
+}
+
+impl Points {
+    fn add(&mut self, run: &lab::state::Run, r: &RunResult, badly: Option<String>) {
+        let f = self.figs.entry((run.target, run.point)).or_default();
+        f.rps.push(r.summary.rps);
+        if let Some(p) = r
+            .summary
+            .latency
+            .at(99.0)
+            .filter(|_| r.summary.latency.count > 0)
+        {
+            f.p99_us.push(p);
+        }
+        f.client_bound += usize::from(r.client.saturated);
+        if badly.is_some() {
+            f.stopped = badly;
+        }
+    }
+
+    /// The point's row: its runs so far, their medians, and its marks.
+    fn row(&self, state: &State, target: usize, point: usize) -> live::campaign::Row {
+        use live::campaign::Mark;
+        let runs: Vec<&lab::state::Run> = state
+            .runs
+            .iter()
+            .filter(|r| r.target == target && r.point == point)
+            .collect();
+        let count = |s: Status| runs.iter().filter(|r| r.status == s).count();
+        let (done, failed, skipped) = (
+            count(Status::Done),
+            count(Status::Failed),
+            count(Status::Skipped),
+        );
+        let empty = PointFigures::default();
+        let f = self.figs.get(&(target, point)).unwrap_or(&empty);
+        let label = experiment::point_label(&state.points[point]);
+        let (verdict, mark) = if let Some(why) = &f.stopped {
+            (format!("stopped the sweep: {why}"), Mark::Bad)
+        } else if failed > 0 {
+            (format!("{failed} run(s) FAILED"), Mark::Bad)
+        } else if done == 0 && skipped > 0 {
+            (
+                "skipped: beyond a point that failed badly".to_string(),
+                Mark::Plain,
+            )
+        } else if f.client_bound > 0 {
+            (
+                format!("client-bound in {} of {done} runs", f.client_bound),
+                Mark::Warn,
+            )
+        } else {
+            ("ok".to_string(), Mark::Good)
+        };
+        live::campaign::Row {
+            key: format!("{target}/{point}"),
+            cells: vec![
+                state.targets[target].clone(),
+                if label.is_empty() {
+                    "—".into()
+                } else {
+                    label
+                },
+                format!("{done} of {}", runs.len()),
+                median(&f.rps).map_or("—".into(), |v| format!("{v:.1}")),
+                median(&f.p99_us).map_or("—".into(), report::duration_us),
+                verdict,
+            ],
+            mark,
+        }
+    }
+}
+
+/// Where a campaign's lines go: printed as they come, or, while the
+/// full-screen view is up, kept and printed when the screen is back, so
+/// that the scrollback holds what a pipe gets.
+pub(super) struct Front {
+    pub view: Option<live::Campaign>,
+    /// The lines kept: (to stderr, text).
+    later: Vec<(bool, String)>,
+}
+
+impl Front {
+    /// Lines only.
+    pub fn lines() -> Front {
+        Front {
+            view: None,
+            later: Vec::new(),
+        }
+    }
+
+    /// The full-screen view where `yace run` draws its dashboard: stderr
+    /// a terminal, TERM set and not `dumb`, neither `--quiet` nor
+    /// `--no-tui`; `q` and Ctrl-C stop `stop`.
+    pub fn choose(
+        quiet: bool,
+        no_tui: bool,
+        stop: &StopHandle,
+        intro: impl FnOnce() -> live::campaign::Intro,
+    ) -> Front {
+        let mut front = Front::lines();
+        if quiet || no_tui || !terminal() {
+            return front;
+        }
+        let stop = stop.clone();
+        let look = live::Look::from_env(|k| std::env::var(k).ok());
+        match live::Campaign::start(intro(), look, move || stop.stop(StopCause::Interrupted)) {
+            Ok(c) => front.view = Some(c),
+            Err(e) => eprintln!(
+                "yace: cannot draw the live view on this terminal ({e}); showing lines instead \
+                 (--no-tui chooses them)"
+            ),
+        }
+        front
+    }
+
+    /// A line for stdout.
+    pub fn say(&mut self, line: String) {
+        match self.view {
+            Some(_) => self.later.push((false, line)),
+            None => println!("{line}"),
+        }
+    }
+
+    /// A line for stderr.
+    pub fn warn(&mut self, line: String) {
+        match self.view {
+            Some(_) => self.later.push((true, line)),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    /// Puts the screen back and prints the lines kept.
+    pub fn finish(&mut self) {
+        if let Some(c) = self.view.take() {
+            c.finish();
+        }
+        for (err, line) in self.later.drain(..) {
+            if err {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        }
+    }
+}
+
+/// A terminal that can move its cursor, as `yace run` decides: stderr is
+/// one, and TERM is set and not `dumb`.
+fn terminal() -> bool {
+    let term = std::env::var("TERM").unwrap_or_default();
+    std::io::stderr().is_terminal() && !term.is_empty() && term != "dumb"
+}
+
+/// The pending runs, one after another (the loop of [`execute`]).
+fn runs(
+    e: &Experiment,
+    state: &mut State,
+    dir: &Path,
+    quiet: bool,
+    no_tui: bool,
+    slos: &[stats::threshold::Threshold],
+    (stop, front, points): (&StopHandle, &mut Front, &mut Points),
+) -> Result<(), Failure> {
+    let total = state.runs.len();
+    let started = Instant::now();
+    let mut done_now = 0usize;
+    let stopped = || host::signals::received().is_some() || stop.cause().is_some();
     let mut baselines: Vec<Option<monitor::quiet::Quiet>> = vec![None; e.targets.len()];
     let mut last_target: Option<usize> = None;
     for i in 0..total {
@@ -337,9 +729,9 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
             continue;
         }
         if let Some(t) = last_target {
-            cool_down(e, t, &baselines, quiet);
+            cool_down(e, t, &baselines, quiet, front, &stopped);
         }
-        if host::signals::received().is_some() {
+        if stopped() {
             break;
         }
         let run = state.runs[i].clone();
@@ -370,17 +762,17 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
             state.runs[i].started_at =
                 Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string());
             if !quiet {
-                println!(
+                front.say(format!(
                     "  [{:>3}/{total}] block {:<2} {:<12} {label}: searching",
                     i + 1,
                     run.block + 1,
                     target.name
-                );
+                ));
             }
-            let outcome = one_search(&argv, &words, &path);
+            let outcome = one_search(&argv, &words, &path, no_tui || quiet);
             if let Some(cmd) = &target.after {
                 if let Err(m) = hook("after", cmd, &target.name, &point) {
-                    eprintln!("warning: {m}");
+                    front.warn(format!("warning: {m}"));
                 }
             }
             match outcome {
@@ -397,14 +789,27 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
                     state.runs[i].note = Some(f.message);
                 }
             }
-            save(&state, dir)?;
+            save(state, dir)?;
             continue;
         }
+        let what = |warm: bool| {
+            format!(
+                "{}run {} of {total} · {} · {} · repetition {} of {}",
+                if warm { "warm-up before " } else { "" },
+                i + 1,
+                target.name,
+                if label.is_empty() { "—" } else { &label },
+                run.block + 1,
+                e.repetitions
+            )
+        };
         if e.warmup.is_some() {
             let mut warm = argv.clone();
             strip_monitors(&mut warm); // not recorded: nothing to watch
             warm.extend(e.length_words(true));
-            let w = one_run(&warm);
+            let left = left(e, state, true, done_now, started);
+            let view = front.view.as_mut().map(|c| (c, what(true), left));
+            let w = one_run(&warm, stop, view);
             if matches!(&w, Ok(r) if r.end.partial) {
                 break;
             }
@@ -412,10 +817,12 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
         argv.extend(e.length_words(false));
         state.runs[i].started_at =
             Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string());
-        let outcome = one_run(&argv);
+        let left = left(e, state, false, done_now, started);
+        let view = front.view.as_mut().map(|c| (c, what(false), left));
+        let outcome = one_run(&argv, stop, view);
         if let Some(cmd) = &target.after {
             if let Err(m) = hook("after", cmd, &target.name, &point) {
-                eprintln!("warning: {m}");
+                front.warn(format!("warning: {m}"));
             }
         }
         match outcome {
@@ -437,19 +844,35 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
                 state.runs[i].result = Some(rel);
                 done_now += 1;
                 if !quiet {
-                    println!("{}", progress(&state, i, &r, started, done_now, e));
+                    front.say(progress(state, i, &r, started, done_now, e));
                 }
-                if let Some(why) = fails_badly(&r, e.stop.errors, &slos) {
+                let badly = fails_badly(&r, e.stop.errors, slos);
+                points.add(&run, &r, badly.clone());
+                if let Some(why) = badly {
                     let n = state.skip_beyond(
                         run.target,
                         run.point,
                         &format!("{} at {label}: {why}", target.name),
                     );
                     if n > 0 && !quiet {
-                        println!(
+                        front.say(format!(
                             "        {} failed badly at {label} ({why}): its {n} runs further along the sweep are skipped",
                             target.name
-                        );
+                        ));
+                    }
+                    // The points skipped show as such.
+                    if let Some(c) = &mut front.view {
+                        let mut skipped: Vec<usize> = state
+                            .runs
+                            .iter()
+                            .filter(|r| r.target == run.target && r.status == Status::Skipped)
+                            .map(|r| r.point)
+                            .collect();
+                        skipped.sort_unstable();
+                        skipped.dedup();
+                        for p in skipped {
+                            c.finished(points.row(state, run.target, p));
+                        }
                     }
                 }
             }
@@ -457,49 +880,21 @@ fn execute(e: &Experiment, mut state: State, dir: &Path, quiet: bool) -> Result<
                 state.runs[i].status = Status::Failed;
                 state.runs[i].note = Some(f.message.clone());
                 if !quiet {
-                    println!(
+                    front.say(format!(
                         "  [{:>3}/{total}] {:<12} {label:<22} FAILED: {}",
                         i + 1,
                         target.name,
                         f.message
-                    );
+                    ));
                 }
             }
         }
-        save(&state, dir)?;
+        if let Some(c) = &mut front.view {
+            c.finished(points.row(state, run.target, run.point));
+        }
+        save(state, dir)?;
     }
-    save(&state, dir)?;
-    let pending = state.count(Status::Pending);
-    if pending > 0 {
-        println!(
-            "Stopped with {pending} runs to go: `yace lab resume {}` goes on without redoing finished runs.",
-            dir.display()
-        );
-        return Ok(exit::SIGINT);
-    }
-    println!();
-    let analysis = analyze(&state, dir);
-    let lang = driver::language(None);
-    print!("{}", lab::render::text_in(&state, &analysis, lang));
-    let page = dir.join("report.html");
-    match lab_page(&state, &analysis, dir, dir, lang)
-        .and_then(|html| write_file("report", &page, &html))
-    {
-        Ok(()) => println!(
-            "\n{}",
-            report::lang::trf(
-                lang,
-                "The experiment's page, with charts: {}",
-                &[&page.display()]
-            )
-        ),
-        Err(f) => eprintln!("warning: {}", f.message),
-    }
-    Ok(if state.count(Status::Failed) > 0 {
-        exit::RUNTIME
-    } else {
-        exit::OK
-    })
+    Ok(())
 }
 
 /// A target's monitors, its port and whether it runs here.
@@ -542,23 +937,34 @@ fn quiet_now(e: &Experiment, target: usize, window: Duration) -> Option<monitor:
 }
 
 /// The rest after a run of `target`: `cool_down`, then, where monitored,
-/// until the server is back near its baseline (at most `cool_down_max`).
+/// until the server is back near its baseline (at most `cool_down_max`);
+/// cut short when the experiment is stopped.
 fn cool_down(
     e: &Experiment,
     target: usize,
     baselines: &[Option<monitor::quiet::Quiet>],
     quiet: bool,
+    front: &mut Front,
+    stopped: &dyn Fn() -> bool,
 ) {
     if e.cool_down.is_zero() {
         return;
     }
     let started = Instant::now();
-    std::thread::sleep(e.cool_down);
+    if let Some(c) = &mut front.view {
+        c.note(Some(format!(
+            "cooling down {} before the next run",
+            humantime::format_duration(e.cool_down)
+        )));
+    }
+    while started.elapsed() < e.cool_down && !stopped() {
+        std::thread::sleep((e.cool_down - started.elapsed()).min(Duration::from_millis(100)));
+    }
     let Some(base) = &baselines[target] else {
         return;
     };
     let mut still = None;
-    while started.elapsed() < e.cool_down + e.cool_down_max && host::signals::received().is_none() {
+    while started.elapsed() < e.cool_down + e.cool_down_max && !stopped() {
         let Some(now) = quiet_now(e, target, Duration::from_secs(1)) else {
             return;
         };
@@ -571,15 +977,15 @@ fn cool_down(
         return;
     }
     match still {
-        None if started.elapsed() > e.cool_down + Duration::from_millis(500) => println!(
+        None if started.elapsed() > e.cool_down + Duration::from_millis(500) => front.say(format!(
             "        cooled down in {:.0} s: back near the baseline",
             started.elapsed().as_secs_f64()
-        ),
+        )),
         None => {}
-        Some(why) => println!(
+        Some(why) => front.say(format!(
             "        still busy after {:.0} s ({why}): going on (cool_down_max)",
             started.elapsed().as_secs_f64()
-        ),
+        )),
     }
 }
 

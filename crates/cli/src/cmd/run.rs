@@ -65,14 +65,20 @@ fn execute(a: &RunArgs, mut prepared: ::run::Prepared, monitored: usize) -> Resu
     let json_out = driver::create_output("--json", a.json.as_deref())?;
     let junit_out = driver::create_output("--junit", a.junit.as_deref())?;
     let html_out = driver::create_output("--html", a.html.as_deref())?;
+    // Steering (issue #18): one callback for the terminal's keys and the
+    // page's buttons (--dashboard-control), made only where one steers.
+    let steer = (a.dashboard_control || Watching::tui(a))
+        .then(|| prepared.steer())
+        .flatten();
+    let on_steer = steer.clone().map(steering);
     // `--dashboard`: the live page, said on stderr before a view takes it.
-    let mut page = browser_page(a, &prepared)?;
+    let mut page = browser_page(a, &prepared, steer, on_steer.clone())?;
     // `--prometheus`, `--otlp`: the metrics out, from the same rows.
     let mut exporters = exporters(a, &prepared)?;
     // `--start-at`: wait for the agreed start (the target is probed).
     let start = super::shard::wait(a, &prepared)?;
     let stop = StopHandle::new();
-    let mut watching = Watching::choose(a, &mut prepared, monitored, &stop);
+    let mut watching = Watching::choose(a, &prepared, monitored, &stop, on_steer);
     let observe = |rows: &[SecondRow]| {
         watching.observe(rows);
         if let Some(p) = &mut page {
@@ -187,13 +193,23 @@ fn export_settings(
 
 /// `--dashboard [ADDR]`: the live browser page (crates/dashboard), serving
 /// from now until the run's report is out.
-fn browser_page(a: &RunArgs, p: &::run::Prepared) -> Result<Option<dashboard::Page>, Failure> {
+fn browser_page(
+    a: &RunArgs,
+    p: &::run::Prepared,
+    steer: Option<std::sync::Arc<engine::Steer>>,
+    on_steer: Option<live::OnSteer>,
+) -> Result<Option<dashboard::Page>, Failure> {
     let Some(addr) = &a.dashboard else {
         return Ok(None);
     };
     let lang = driver::language(a.lang);
-    let options = dashboard::Options::from_flags(addr, a.dashboard_token.as_deref(), lang)
+    let mut options = dashboard::Options::from_flags(addr, a.dashboard_token.as_deref(), lang)
         .map_err(Failure::usage)?;
+    if a.dashboard_control {
+        options = options
+            .with_control(page_control(p, steer, on_steer))
+            .map_err(Failure::usage)?;
+    }
     let threads = engine::effective_threads(&p.plan);
     let setup = live::Setup::of(&p.plan, threads, 0, &RunFlags);
     let run = dashboard::Run {
@@ -214,6 +230,45 @@ fn browser_page(a: &RunArgs, p: &::run::Prepared) -> Result<Option<dashboard::Pa
     Ok(Some(page))
 }
 
+/// `--dashboard-control`: the page's buttons call the terminal keys'
+/// callback; where the run cannot be steered, the page says why.
+fn page_control(
+    p: &::run::Prepared,
+    steer: Option<std::sync::Arc<engine::Steer>>,
+    on_steer: Option<live::OnSteer>,
+) -> dashboard::Control {
+    let (Some(st), Some(f)) = (steer, on_steer) else {
+        let why = if p.plan.shard.is_some() {
+            "a shard's load is not steered (its share of a steered timeline across shards is \
+             not defined); steer an unsharded run"
+        } else {
+            "this load cannot be steered: only the open model's rate and the number of users \
+             (or of HTTP/1.1 connections) can be"
+        };
+        return dashboard::Control::Unavailable(why.into());
+    };
+    let users = st.steers_users();
+    dashboard::Control::On {
+        act: std::sync::Arc::new(move |action| {
+            f(match action {
+                dashboard::Action::Faster => live::Steer::Faster,
+                dashboard::Action::Slower => live::Steer::Slower,
+                dashboard::Action::Pause => live::Steer::Pause,
+                dashboard::Action::Rate(r) => live::Steer::Rate(r),
+            })
+        }),
+        now: std::sync::Arc::new(move || match st.users() {
+            Some(u) => format!("{} users", report::count(u.active())),
+            None => format!(
+                "×{:.2} · {}/s",
+                st.factor(),
+                report::count((st.planned_rate() * st.factor()).round() as u64)
+            ),
+        }),
+        users,
+    }
+}
+
 /// How a run is watched while it goes (issue #18): the dashboard on a
 /// terminal, the line redrawn in place with `--no-tui`, a plain line every
 /// few seconds where there is no terminal (a pipe, CI, `TERM=dumb`),
@@ -227,11 +282,23 @@ enum Watching {
 }
 
 impl Watching {
+    /// Whether the full-screen dashboard is what [`Watching::choose`]
+    /// picks (it steers, where the run can be steered).
+    fn tui(a: &RunArgs) -> bool {
+        let term = std::env::var("TERM").unwrap_or_default();
+        !a.quiet
+            && !a.no_tui
+            && std::io::stderr().is_terminal()
+            && !term.is_empty()
+            && term != "dumb"
+    }
+
     fn choose(
         a: &RunArgs,
-        p: &mut ::run::Prepared,
+        p: &::run::Prepared,
         monitored: usize,
         stop: &StopHandle,
+        on_steer: Option<live::OnSteer>,
     ) -> Watching {
         if a.quiet {
             return Watching::Nothing;
@@ -248,8 +315,8 @@ impl Watching {
         if terminal && !a.no_tui {
             let stop = stop.clone();
             let look = live::Look::from_env(|k| std::env::var(k).ok());
-            // The open model's rate can be steered from the keys.
-            let on_steer = p.steer().map(steering);
+            // The run can be steered from the keys (the callback the
+            // page's buttons share).
             match live::Dashboard::start_steering(
                 setup.clone(),
                 look,

@@ -21,6 +21,20 @@ use stats::{RunResult, SecondRow};
 use std::io::{self, Write};
 
 const LIVE_JS: &str = include_str!("../../assets/live.js");
+const CONTROL_JS: &str = include_str!("../../assets/live-control.js");
+
+/// The page's controls (`--dashboard-control`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Controls {
+    /// Read-only: no controls, and no script that could send one.
+    #[default]
+    Off,
+    /// Buttons that steer, and where the steering stands now; `users`:
+    /// they steer the number of users (the field takes users, not a rate).
+    On { now: String, users: bool },
+    /// Control was asked for, but this run cannot be steered: why.
+    Unavailable(String),
+}
 
 /// What the live page may load: nothing but its own stream (the report's
 /// policy, plus `connect-src 'self'`).
@@ -85,6 +99,14 @@ fn zh(en: &str) -> Option<&'static str> {
         "The HTML report's time charts, as the run goes. Hover a chart for exact values; the time charts share one cursor. Click a legend entry to hide its line." => "HTML 报告中的时间图，随运行更新。鼠标悬停可查看精确数值；各时间图共用一个光标。点击图例可隐藏对应的线。",
         "Served by yace {} while the run lasts. The page talks only to the yace that serves it (one stream of updates) and fetches nothing else. The latency spectrum, histogram and phases come with the report, at the end." => "由 yace {} 在运行期间提供。页面只与提供它的 yace 通信（一条更新流），不获取其他任何内容。延迟分布、直方图和各阶段图随最后的报告一起提供。",
         "Charts drawn with uPlot 1.6.32 (MIT licence, © Leon Sorokin), inlined." => "图表由 uPlot 1.6.32 绘制（MIT 许可，© Leon Sorokin），已内联。",
+        "Steer the run" => "调整负载",
+        "Pause / resume" => "暂停 / 继续",
+        "Set the rate" => "设定速率",
+        "Set the users" => "设定用户数",
+        "requests/s" => "请求/秒",
+        "Now:" => "当前：",
+        "Each change takes effect 0.2 s after it is asked for, and the result records it (the run is then marked as steered)." => "每次调整在请求后 0.2 秒生效，并记录在结果中（本次运行随即标记为已调整）。",
+        "This run cannot be steered from the page: {}" => "本次运行无法从页面调整：{}",
         _ => return None,
     })
 }
@@ -209,7 +231,57 @@ pub fn file_name(r: &RunResult) -> String {
 /// Writes the live page as it is now. Its script follows the stream at
 /// `events` beside the page's own address (with the page's query: the
 /// token, where one is needed), so the page holds no secret of its own.
-pub fn page(mut w: impl Write, l: &Live, lang: Lang, version: &str) -> io::Result<()> {
+pub fn page(w: impl Write, l: &Live, lang: Lang, version: &str) -> io::Result<()> {
+    page_with(w, l, lang, version, &Controls::Off)
+}
+
+/// The steering section: buttons that post to `control` beside the page
+/// (the token, from the page's own address, in a header), or why there
+/// are none.
+fn controls(mut w: impl Write, controls: &Controls, lang: Lang) -> io::Result<()> {
+    match controls {
+        Controls::Off => Ok(()),
+        Controls::Unavailable(why) => writeln!(
+            w,
+            "<p class=\"verdict warn live-control\" id=\"yace-live-control\">{}</p>",
+            esc(&tf(lang, "This run cannot be steered from the page: {}", &[why]))
+        ),
+        Controls::On { now, users } => writeln!(
+            w,
+            "<style>.verdict.live-control {{ border-color: #1f6fb4; background: #f1f7fd; }}\n\
+             .live-control input {{ font: inherit; width: 8em; padding: 3px 6px; }}\n\
+             .live-control .now {{ font-variant-numeric: tabular-nums; margin-top: 6px; }}</style>\n\
+             <section class=\"verdict live-control\" id=\"yace-live-control\">\n\
+             <p class=\"head\">{}</p>\n<p class=\"live-actions\">\
+             <button type=\"button\" data-control=\"slower\">−10 %</button> \
+             <button type=\"button\" data-control=\"faster\">+10 %</button> \
+             <button type=\"button\" data-control=\"pause\">{}</button> \
+             <input type=\"number\" id=\"yace-live-rate\" min=\"0\" step=\"any\" \
+             aria-label=\"{}\"> {} \
+             <button type=\"button\" id=\"yace-live-rate-set\">{}</button></p>\n\
+             <p class=\"now\">{} <strong id=\"yace-live-now\">{}</strong></p>\n\
+             <p class=\"now\" id=\"yace-live-steered\" role=\"status\"></p>\n\
+             <p class=\"hint\">{}</p>\n</section>",
+            t(lang, "Steer the run"),
+            t(lang, "Pause / resume"),
+            t(lang, if *users { "users" } else { "requests/s" }),
+            t(lang, if *users { "users" } else { "requests/s" }),
+            t(lang, if *users { "Set the users" } else { "Set the rate" }),
+            t(lang, "Now:"),
+            esc(now),
+            t(lang, "Each change takes effect 0.2 s after it is asked for, and the result records it (the run is then marked as steered).")
+        ),
+    }
+}
+
+/// [`page`], with its controls (`--dashboard-control`).
+pub fn page_with(
+    mut w: impl Write,
+    l: &Live,
+    lang: Lang,
+    version: &str,
+    with: &Controls,
+) -> io::Result<()> {
     let title = format!(
         "{} {} — {}",
         l.plan.request.method,
@@ -250,6 +322,7 @@ pub fn page(mut w: impl Write, l: &Live, lang: Lang, version: &str) -> io::Resul
         "<p class=\"verdict warn live-lost\" id=\"yace-live-lost\" hidden>{}</p>",
         t(lang, "The stream stopped: yace has ended or cannot be reached. The page keeps what it received.")
     )?;
+    controls(&mut w, with, lang)?;
     writeln!(w, "<section class=\"headline\" id=\"yace-live-cards\">")?;
     for (k, v) in cards(l, lang) {
         writeln!(
@@ -287,7 +360,14 @@ pub fn page(mut w: impl Write, l: &Live, lang: Lang, version: &str) -> io::Resul
         t(lang, "Charts drawn with uPlot 1.6.32 (MIT licence, © Leon Sorokin), inlined.")
     )?;
     chart_data(&mut w, &charts, lang)?;
-    scripts_with(&mut w, &format!("<script>\n{LIVE_JS}\n</script>\n"))
+    let control = match with {
+        Controls::On { .. } => format!("<script>\n{CONTROL_JS}\n</script>\n"),
+        _ => String::new(),
+    };
+    scripts_with(
+        &mut w,
+        &format!("<script>\n{LIVE_JS}\n</script>\n{control}"),
+    )
 }
 
 #[cfg(test)]
@@ -390,6 +470,31 @@ mod tests {
 
     fn page_of(out: &mut Vec<u8>, r: &RunResult, rows: usize) {
         page(out, &live(r, rows, false), Lang::En, "0.1.0").unwrap();
+    }
+
+    #[test]
+    fn controls_only_where_asked_for_and_the_reason_where_none() {
+        let r = fixture("open");
+        let with = |c: &Controls| {
+            let mut out = Vec::new();
+            page_with(&mut out, &live(&r, 2, false), Lang::En, "0.1.0", c).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let users = with(&Controls::On {
+            now: "12 users".into(),
+            users: true,
+        });
+        assert!(users.contains("data-control=\"faster\"") && users.contains("Set the users"));
+        assert!(users.contains("<strong id=\"yace-live-now\">12 users</strong>"));
+        assert!(users.contains("fetch(\"control\""), "the control script");
+        let why = with(&Controls::Unavailable("a <shard>".into()));
+        assert!(why.contains("cannot be steered from the page: a &lt;shard&gt;"));
+        assert!(!why.contains("data-control=") && !why.contains("fetch("));
+        assert_eq!(with(&Controls::Off), {
+            let mut out = Vec::new();
+            page(&mut out, &live(&r, 2, false), Lang::En, "0.1.0").unwrap();
+            String::from_utf8(out).unwrap()
+        });
     }
 
     #[test]

@@ -5,9 +5,11 @@
 pub use crate::support::{run_json, settled, temp_path, u, yace};
 
 mod ab;
+mod campaign;
 mod capacity;
 mod combos;
 mod dashboard;
+mod dashboard_control;
 mod doctor;
 mod errors;
 mod export;
