@@ -153,4 +153,7 @@ fi
 log "benchmark smoke test (bench/run.sh, QUICK=1: proves the script works; ratios need a quiet machine)"
 QUICK=1 QUIET_WAIT=5 bench/run.sh
 
+log "benchmark smoke test (bench/connections.sh: 2,000 connections over 8 source addresses, 5 s)"
+CONNS=2000 DURATION=5 bench/connections.sh >/dev/null
+
 log "all gates passed"

@@ -270,6 +270,14 @@ pub struct RunArgs {
     #[arg(long = "connect-timeout", value_name = "TIME", default_value = "10s")]
     pub connect_timeout: String,
 
+    /// Local addresses to connect from, dealt round-robin over the
+    /// connections: a range (127.0.0.2-127.0.0.9), a CIDR block
+    /// (127.0.0.0/29) or a comma list. Each adds a local port range, for
+    /// more connections than one address's ~28k ports; `yace doctor
+    /// --source-addrs` checks the fit.
+    #[arg(long = "source-addrs", value_name = "LIST")]
+    pub source_addrs: Option<String>,
+
     /// Largest response head read, in bytes (`512k`), and of a chunked
     /// body's trailers; larger is `header_too_large`.
     #[arg(long = "max-head", value_name = "BYTES", default_value = "256k")]

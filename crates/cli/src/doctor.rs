@@ -16,6 +16,8 @@ const DOCTOR_HELP: &str = "\
 Checks, one line each (ok, warn or fail; warn and fail give the command that fixes it):
   open_files  ulimit -n against the connections (yace needs one per connection + 64)
   ports       the local port range against the connections open at once
+              (with --source-addrs: per source address, as they are dealt)
+  sources     with --source-addrs: each address can be bound here, and suits the target
   time_wait   TIME_WAIT and tcp_tw_reuse against new connections per second
   somaxconn   the listen backlog cap, when the server runs on this machine
   cpus        threads against the CPUs this process may use (taskset, cgroups)
@@ -28,6 +30,7 @@ Examples:
   yace doctor                                   # this machine, for 50 connections
   yace doctor http://10.0.0.7:8080/ -c 10k      # before a 10,000-connection run
   yace doctor http://10.0.0.7/ -c 200 --no-keepalive --rate 5000
+  yace doctor -c 100k --source-addrs 127.0.0.2-127.0.0.9   # ports per source address
   yace doctor URL --json | jq '.checks[] | select(.level != \"ok\")'
 
 Exit codes: 0 nothing failed (warnings allowed) · 1 a check failed · 2 bad input";
@@ -61,6 +64,12 @@ pub struct DoctorArgs {
     #[arg(long = "no-keepalive")]
     pub no_keepalive: bool,
 
+    /// Local addresses you plan to connect from (as `yace run
+    /// --source-addrs`): ports are then checked per address, and each
+    /// address for whether it can be bound here.
+    #[arg(long = "source-addrs", value_name = "LIST", value_parser = sources_arg)]
+    pub source_addrs: Option<plan::source::SourceAddrs>,
+
     /// Print one JSON document (yace.doctor.v1) on stdout instead of the checklist.
     #[arg(long = "json")]
     pub json: bool,
@@ -76,6 +85,10 @@ fn count_arg(s: &str) -> Result<u64, String> {
         Ok(n) => Ok(n),
         Err(e) => Err(format!("{} ({})", e.problem, e.hint.unwrap_or_default())),
     }
+}
+
+fn sources_arg(s: &str) -> Result<plan::source::SourceAddrs, String> {
+    plan::source::SourceAddrs::parse(s).map_err(|e| format!("{} ({})", e.problem, e.hint))
 }
 
 fn rate_arg(s: &str) -> Result<f64, String> {
@@ -100,6 +113,7 @@ pub fn run(a: DoctorArgs) -> Result<u8, Failure> {
         rate: a.rate,
         threads: a.threads.map(|t| t as usize),
         keepalive: !a.no_keepalive,
+        sources: a.source_addrs.map(|s| s.0).unwrap_or_default(),
         tls: a.tls.options(),
         spelling: &crate::flags::RunFlags,
     };
@@ -135,6 +149,7 @@ mod tests {
             threads: 2,
             keepalive: true,
             rate: None,
+            sources: Vec::new(),
             url: None,
             target: None,
             probe: None,

@@ -68,6 +68,54 @@ pub fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<Duration> {
     Ok(t.elapsed())
 }
 
+/// `--source-addrs`: whether every source address suits `addr` (its
+/// family) and can be bound on this machine, checked before any load with
+/// a throwaway socket per address. `Err` says which ones fail, and how to
+/// fix them.
+pub fn check_sources(plan: &Plan, addr: SocketAddr) -> Result<(), String> {
+    let sources = &plan.socket.sources;
+    if let Some(p) = plan::source::family_mismatch(sources, addr.is_ipv4()) {
+        return Err(format!(
+            "--source-addrs: {p} ({addr}); give {} source addresses, or a URL whose host is {}",
+            if addr.is_ipv4() { "IPv4" } else { "IPv6" },
+            if addr.is_ipv4() { "IPv6" } else { "IPv4" },
+        ));
+    }
+    let bad: Vec<String> = unbindable(sources)
+        .into_iter()
+        .map(|(ip, e)| format!("{ip} ({e})"))
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let shown = bad.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    let more = if bad.len() > 5 {
+        format!(" and {} more", bad.len() - 5)
+    } else {
+        String::new()
+    };
+    let which = match (bad.len(), sources.len()) {
+        (1, 1) => "it is not this machine's".to_owned(),
+        (1, n) => format!("1 of the {n} addresses is not this machine's"),
+        (b, n) => format!("{b} of the {n} addresses are not this machine's"),
+    };
+    let prefix = if sources[0].is_ipv4() { 32 } else { 128 };
+    Err(format!(
+        "--source-addrs: cannot connect from {shown}{more}: {which} (all of 127.0.0.0/8 is, on \
+         loopback; others must be on an interface: `ip addr add ADDR/{prefix} dev IFACE` as \
+         root, `ip -br addr` lists them)"
+    ))
+}
+
+/// The source addresses of `sources` a connection cannot leave from on
+/// this machine, each with why (a throwaway socket bound to each).
+pub fn unbindable(sources: &[std::net::IpAddr]) -> Vec<(std::net::IpAddr, std::io::Error)> {
+    sources
+        .iter()
+        .filter_map(|&ip| sys::check_source(ip).err().map(|e| (ip, e)))
+        .collect()
+}
+
 /// HTTPS: the client configuration for the plan (None for http://). Call it
 /// before the run to report certificate-file problems up front.
 pub fn tls_setup(plan: &Plan) -> Result<Option<tls::TlsSetup>, EngineError> {

@@ -3,7 +3,7 @@
 //! `libc` so the hot path is exactly read + write + a share of epoll_wait.
 
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::os::fd::RawFd;
 
 /// Nanoseconds on the monotonic clock (vDSO, no syscall).
@@ -89,29 +89,66 @@ fn set_int(fd: RawFd, level: libc::c_int, name: libc::c_int, value: libc::c_int)
     .map(|_| ())
 }
 
-/// Applies the plan's socket options before connecting.
-fn prepare(fd: RawFd, addr: &SocketAddr, opts: &plan::SocketOptions) -> io::Result<()> {
+/// Binds `fd` to `ip` with port 0. With `no_port`, IP_BIND_ADDRESS_NO_PORT
+/// first: the kernel then picks the port at connect time, by the whole
+/// 4-tuple, instead of reserving one at bind time that no other connection
+/// from `ip` may use, so each source address gets its full port range per
+/// destination and bind stays cheap.
+fn bind_source(fd: RawFd, ip: IpAddr, no_port: bool) -> io::Result<()> {
+    if no_port {
+        // Linux 4.2+; without it bind still works, only reserving ports sooner.
+        let _ = set_int(fd, libc::IPPROTO_IP, libc::IP_BIND_ADDRESS_NO_PORT, 1);
+    }
+    let (sa, len) = sockaddr(&SocketAddr::new(ip, 0));
+    // SAFETY: sa is a valid sockaddr of length len.
+    cvt(unsafe { libc::bind(fd, &sa as *const _ as *const libc::sockaddr, len) }).map(|_| ())
+}
+
+/// Applies the plan's socket options before connecting; `source` (from
+/// `--source-addrs`) is bound in place of `opts.bind`.
+fn prepare(
+    fd: RawFd,
+    addr: &SocketAddr,
+    opts: &plan::SocketOptions,
+    source: Option<IpAddr>,
+) -> io::Result<()> {
     if let Some(size) = opts.buffer {
         let size = size.min(i32::MAX as u32) as libc::c_int;
         set_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, size)?;
         set_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, size)?;
     }
-    if let Some(ip) = opts.bind {
-        let (sa, len) = sockaddr(&SocketAddr::new(ip, 0));
+    if let Some(ip) = source.or(opts.bind) {
         if addr.is_ipv4() != ip.is_ipv4() {
             return Err(io::Error::from_raw_os_error(libc::EAFNOSUPPORT));
         }
-        // SAFETY: sa is a valid sockaddr of length len.
-        cvt(unsafe { libc::bind(fd, &sa as *const _ as *const libc::sockaddr, len) })?;
+        bind_source(fd, ip, source.is_some())?;
     }
     Ok(())
 }
 
-/// Creates a non-blocking TCP socket with Nagle off and starts connecting.
-/// On error the socket is closed and the errno returned.
+/// Whether a connection from `ip` can be set up on this machine: binds a
+/// throwaway TCP socket to it, as each connection will. `Err` says why not
+/// (EADDRNOTAVAIL: the address is not one of this machine's).
+pub fn check_source(ip: IpAddr) -> io::Result<()> {
+    let family = if ip.is_ipv4() {
+        libc::AF_INET
+    } else {
+        libc::AF_INET6
+    };
+    // SAFETY: plain socket(2) call.
+    let fd = cvt(unsafe { libc::socket(family, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) })?;
+    let r = bind_source(fd, ip, true);
+    close(fd);
+    r
+}
+
+/// Creates a non-blocking TCP socket with Nagle off and starts connecting
+/// (from `source` when given). On error the socket is closed and the errno
+/// returned.
 pub fn connect(
     addr: &SocketAddr,
     opts: &plan::SocketOptions,
+    source: Option<IpAddr>,
 ) -> Result<(RawFd, Connecting), io::Error> {
     let family = if addr.is_ipv4() {
         libc::AF_INET
@@ -137,7 +174,7 @@ pub fn connect(
             std::mem::size_of::<libc::c_int>() as libc::socklen_t,
         );
     }
-    if let Err(e) = prepare(fd, addr, opts) {
+    if let Err(e) = prepare(fd, addr, opts, source) {
         close(fd);
         return Err(e);
     }

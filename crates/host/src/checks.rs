@@ -173,6 +173,75 @@ pub fn ports(range: Option<(u16, u16)>, connections: u64) -> Check {
     )
 }
 
+/// `--source-addrs`: the ephemeral port range per source address against
+/// the connections open at once. Each source address has the whole range
+/// for one server address (IP_BIND_ADDRESS_NO_PORT lets the kernel pick the
+/// port by the full 4-tuple), and connections are dealt round-robin, so the
+/// busiest address carries ⌈connections / sources⌉.
+pub fn source_ports(range: Option<(u16, u16)>, sources: u64, connections: u64) -> Check {
+    const NAME: &str = "ports";
+    let Some(r) = range else {
+        return Check::new(
+            NAME,
+            Level::Warn,
+            "cannot read net.ipv4.ip_local_port_range".to_owned(),
+        );
+    };
+    let sources = sources.max(1);
+    let per_port = range_size(r);
+    let total = per_port.saturating_mul(sources);
+    let busiest = connections.div_ceil(sources);
+    let have = format!(
+        "{} source address{} × {} local ports ({}–{}) = {}",
+        count(sources),
+        if sources == 1 { "" } else { "es" },
+        count(per_port),
+        r.0,
+        r.1,
+        count(total)
+    );
+    let each = format!(
+        "{} connections, dealt round-robin: {} per address",
+        count(connections),
+        count(busiest)
+    );
+    if busiest > per_port {
+        let need = connections.div_ceil(per_port);
+        let mut c = Check::new(
+            NAME,
+            Level::Fail,
+            format!("{each}, more than its {} ports; {have}", count(per_port)),
+        )
+        .fix(format!(
+            "give at least {} source addresses, e.g. --source-addrs 127.0.0.2-127.0.0.{}   \
+             # all of 127.0.0.0/8 is local; other addresses must be on an interface",
+            count(need),
+            (need + 1).min(254)
+        ));
+        if per_port < MAX_PORTS {
+            c = c.fix(WIDEN_PORTS.to_owned());
+        }
+        return c;
+    }
+    if busiest > per_port / 4 * 3 {
+        let c = Check::new(
+            NAME,
+            Level::Warn,
+            format!("{each}, most of its {} ports; {have}", count(per_port)),
+        )
+        .fix(format!(
+            "# add source addresses (at least {}) so reconnects and other programs find ports",
+            count((connections * 4 / 3).div_ceil(per_port).max(sources + 1))
+        ));
+        return if per_port < MAX_PORTS {
+            c.fix(WIDEN_PORTS.to_owned())
+        } else {
+            c
+        };
+    }
+    Check::new(NAME, Level::Ok, format!("{have}; {each}"))
+}
+
 /// How fast connections are opened and closed.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Churn {
@@ -606,6 +675,40 @@ mod tests {
 
     fn nofile(soft: u64, hard: u64) -> Option<NoFile> {
         Some(NoFile { soft, hard })
+    }
+
+    #[test]
+    fn ports_per_source_address() {
+        let range = Some((32_768, 60_999)); // 28,232 ports
+        let ok = source_ports(range, 8, 100_000);
+        assert_eq!(ok.level, Level::Ok, "{}", ok.finding);
+        assert_eq!(
+            ok.finding,
+            "8 source addresses × 28,232 local ports (32768–60999) = 225,856; 100,000 \
+             connections, dealt round-robin: 12,500 per address"
+        );
+        let w = source_ports(range, 4, 100_000);
+        assert_eq!(w.level, Level::Warn, "{}", w.finding);
+        assert!(w.fix[0].contains("at least 5"), "{:?}", w.fix);
+        let f = source_ports(range, 2, 100_000);
+        assert_eq!(f.level, Level::Fail);
+        assert!(
+            f.finding.starts_with("100,000 connections, dealt round-robin: 50,000 per address, more than its 28,232 ports"),
+            "{}",
+            f.finding
+        );
+        assert!(
+            f.fix[0].starts_with(
+                "give at least 4 source addresses, e.g. --source-addrs 127.0.0.2-127.0.0.5"
+            ),
+            "{:?}",
+            f.fix
+        );
+        assert_eq!(f.fix[1], WIDEN_PORTS);
+        // Uneven deals: the busiest address decides.
+        assert_eq!(source_ports(Some((1, 10)), 3, 31).level, Level::Fail);
+        assert_eq!(source_ports(Some((1, 10)), 3, 30).level, Level::Warn);
+        assert_eq!(source_ports(None, 3, 30).level, Level::Warn);
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod request;
 mod schedule;
 pub mod secrets;
 mod shard;
+pub mod source;
 mod steer;
 mod target;
 mod users;
@@ -148,6 +149,11 @@ pub struct SocketOptions {
     pub buffer: Option<u32>,
     /// Send every request through this HTTP proxy (absolute-form request target).
     pub proxy: Option<Proxy>,
+    /// `--source-addrs`: local addresses connections leave from, dealt
+    /// round-robin by global slot index ([`source::source_for`]); empty:
+    /// the kernel picks (or `bind`, when set).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<std::net::IpAddr>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

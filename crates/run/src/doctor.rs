@@ -21,6 +21,9 @@ pub struct Checkup {
     /// Worker threads planned (default: one per CPU).
     pub threads: Option<usize>,
     pub keepalive: bool,
+    /// `--source-addrs`: the local addresses connections will leave from
+    /// (empty: the kernel picks one).
+    pub sources: Vec<std::net::IpAddr>,
     /// HTTPS settings for the probe, as `yace run` takes them.
     pub tls: plan::TlsOptions,
     /// How messages name the settings (the caller's flags).
@@ -53,6 +56,8 @@ pub struct Findings {
     pub threads: usize,
     pub keepalive: bool,
     pub rate: Option<f64>,
+    /// `--source-addrs`, as given (empty: the kernel picks).
+    pub sources: Vec<std::net::IpAddr>,
     pub url: Option<String>,
     /// The target's address and, when it is this machine, how it is local.
     pub target: Option<(SocketAddr, Option<&'static str>)>,
@@ -142,9 +147,26 @@ pub fn gather(a: &Checkup, target: Option<&Target>) -> Findings {
         }
         (None, true, None) => Churn::Unknown,
     };
+    let nofile = facts::nofile();
+    let mut files = checks::open_files(nofile, facts::nr_open(), a.connections);
+    if let Some(l) = nofile {
+        // `run::prepare` raises the soft limit itself (`host::raise_nofile`).
+        let needed = checks::fds_needed(a.connections);
+        if l.soft < needed && l.soft < l.hard {
+            files.finding.push_str(&format!(
+                "; `yace run` raises its own soft limit to {} at start",
+                report::count(needed.min(l.hard))
+            ));
+        }
+    }
+    let ports = if a.sources.is_empty() {
+        checks::ports(range, a.connections)
+    } else {
+        checks::source_ports(range, a.sources.len() as u64, a.connections)
+    };
     let mut all = vec![
-        checks::open_files(facts::nofile(), facts::nr_open(), a.connections),
-        checks::ports(range, a.connections),
+        files,
+        ports,
         checks::time_wait(
             range,
             churn,
@@ -155,6 +177,9 @@ pub fn gather(a: &Checkup, target: Option<&Target>) -> Findings {
         checks::somaxconn(facts::somaxconn(), a.connections, local),
         checks::cpus(&cpus, threads, a.connections),
     ];
+    if !a.sources.is_empty() {
+        all.push(sources_check(&a.sources, resolved.map(|(addr, _)| addr)));
+    }
     if let Some((max, current)) = facts::conntrack() {
         all.push(checks::conntrack(max, current, a.connections, churn));
     }
@@ -164,9 +189,64 @@ pub fn gather(a: &Checkup, target: Option<&Target>) -> Findings {
         threads,
         keepalive: a.keepalive,
         rate: a.rate,
+        sources: a.sources.clone(),
         url: target.map(|t| t.url.clone()),
         target: resolved,
         probe: probed,
         checks: all,
     }
+}
+
+/// `--source-addrs`: whether each address can be bound here (a throwaway
+/// socket each, as the run's connections will) and suits the target's family.
+fn sources_check(sources: &[std::net::IpAddr], target: Option<SocketAddr>) -> Check {
+    const NAME: &str = "sources";
+    let span = match (sources.first(), sources.last()) {
+        (Some(a), Some(b)) if sources.len() > 1 => format!("{a} … {b}"),
+        (Some(a), _) => a.to_string(),
+        _ => String::new(),
+    };
+    if let Some(t) = target {
+        if let Some(p) = plan::source::family_mismatch(sources, t.is_ipv4()) {
+            return Check::new(NAME, Level::Fail, format!("{p} ({t})")).fix(format!(
+                "--source-addrs with {} addresses",
+                if t.is_ipv4() { "IPv4" } else { "IPv6" }
+            ));
+        }
+    }
+    let bad = engine::unbindable(sources);
+    if bad.is_empty() {
+        return Check::new(
+            NAME,
+            Level::Ok,
+            format!(
+                "{} source address{} ({span}) can be bound; connections are dealt round-robin",
+                report::count(sources.len() as u64),
+                if sources.len() == 1 { "" } else { "es" }
+            ),
+        );
+    }
+    let shown: Vec<String> = bad
+        .iter()
+        .take(3)
+        .map(|(ip, e)| format!("{ip} ({e})"))
+        .collect();
+    let mut c = Check::new(
+        NAME,
+        Level::Fail,
+        format!(
+            "{} of {} source addresses cannot be bound: {}{}",
+            report::count(bad.len() as u64),
+            report::count(sources.len() as u64),
+            shown.join(", "),
+            if bad.len() > 3 { ", …" } else { "" }
+        ),
+    );
+    if let Some((ip, _)) = bad.first() {
+        c = c.fix(format!(
+            "ip addr add {ip}/{} dev IFACE   # as root; `ip -br addr` lists this machine's addresses",
+            if ip.is_ipv4() { 32 } else { 128 }
+        ));
+    }
+    c
 }

@@ -207,6 +207,9 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
             return Err(failed(e, &notes));
         }
     };
+    if let Err(e) = engine::check_sources(&plan, addr) {
+        return Err(failed(Error::usage(e), &notes));
+    }
     if let Err(e) = engine::probe(addr, plan.timeouts.connect).or_else(|e| {
         // A reset or abort after the handshake means something listens there:
         // let the run go on and classify what happens.

@@ -15,7 +15,7 @@ pub fn text(f: &Findings, w: &mut impl Write) -> std::io::Result<()> {
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     writeln!(
         w,
-        "yace doctor: {} {}, {}, {}{}",
+        "yace doctor: {} {}, {}, {}{}{}",
         report::count(f.connections),
         if f.connections == 1 {
             "connection"
@@ -30,7 +30,12 @@ pub fn text(f: &Findings, w: &mut impl Write) -> std::io::Result<()> {
         },
         f.rate
             .map(|r| format!(", {} new connections/s", report::count(r.round() as u64)))
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        match f.sources.len() {
+            0 => String::new(),
+            1 => format!(", from {}", f.sources[0]),
+            n => format!(", from {} source addresses", report::count(n as u64)),
+        }
     )?;
     if let Some(u) = &f.url {
         writeln!(w, "  target {u}")?;
@@ -112,6 +117,7 @@ pub fn json(f: &Findings) -> Value {
             "threads": f.threads,
             "keepalive": f.keepalive,
             "rate": f.rate,
+            "source_addrs": f.sources.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
         },
         "target": f.target.map(|(addr, local)| json!({
             "address": addr.to_string(),

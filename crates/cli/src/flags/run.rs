@@ -103,10 +103,14 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         secrets: a.secrets.secrets(),
         limits,
     };
-    b.finish(
-        Some(assemble(target, request, load, requests, settings)),
-        &RunFlags,
-    )
+    let mut plan = assemble(target, request, load, requests, settings);
+    if let Some(list) = &a.source_addrs {
+        match plan::source::SourceAddrs::parse(list) {
+            Ok(s) => plan.socket.sources = s.0,
+            Err(e) => b.error("--source-addrs", e.problem, Some(e.hint)),
+        }
+    }
+    b.finish(Some(plan), &RunFlags)
 }
 
 /// `--max-head` and `--max-fields`: at least what any sane head needs,

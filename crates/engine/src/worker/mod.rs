@@ -474,7 +474,10 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     /// failure is the waiting requests' outcome (the socket is closed).
     fn dial(&self, idx: usize, gen: u32) -> Result<(RawFd, Connecting), Outcome> {
         let errno = |e: std::io::Error| io_connect_outcome(&e);
-        let (fd, how) = sys::connect(&self.cfg.addr, self.cfg.socket).map_err(errno)?;
+        // `--source-addrs`: dealt by the slot's (or link's) global index.
+        let global = self.cfg.user_base + idx as u64 * self.cfg.user_stride;
+        let source = plan::source::source_for(&self.cfg.socket.sources, global);
+        let (fd, how) = sys::connect(&self.cfg.addr, self.cfg.socket, source).map_err(errno)?;
         if let Err(e) = self.epoll.add(fd, token(idx, gen)) {
             sys::close(fd);
             return Err(errno(e));
@@ -545,6 +548,8 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 .then(|| Captured::from_http1(&job.captured, job.head, s.status)),
         };
         self.flow.ended(&mut self.users[idx], &s, captured.as_ref());
+        // The flow has seen it: a large capture is not kept while the slot idles.
+        crate::codec::clear_buffer(&mut self.conns[idx].job.captured);
         self.slot_freed(idx);
     }
 

@@ -21,6 +21,7 @@ mod schema;
 mod secrets;
 mod serve_h2;
 mod signals;
+mod sources;
 
 use std::process::Output;
 
