@@ -8,7 +8,11 @@
 #   YACE=/path/to/yace bench/run.sh               # skip `cargo build`
 #
 # Environment (defaults in brackets):
-#   TOOLS     comma list of wrk,yace,yace-mon,yace-tui,yace-web,yace-prom,h2load [wrk,yace,h2load]
+#   TOOLS     comma list of wrk,wrk2,yace,yace-slack0,yace-mon,yace-tui,yace-web,yace-prom,h2load [wrk,yace,h2load]
+#             (wrk2: the fixed-rate peer, in the fixed* modes; WRK2 names its
+#             binary — build it from https://github.com/giltene/wrk2 with make)
+#             (yace-slack0: yace with --timer-slack 0, each request sent at
+#             its own due time — the other side of the fixed-rate trade-off)
 #             (yace-mon: yace with --monitor system, pid: and nginx: on —
 #             what watching the server costs the client)
 #             (yace-tui: yace with its live dashboard drawn on a 120x40
@@ -22,6 +26,9 @@
 #             200 — what the metrics exporters cost; curl's CPU is counted too)
 #             (wrk runs the HTTP/1.1 modes, h2load the h2 mode, yace all)
 #   MODES     comma list of keepalive,close,conn10k,https,h2  [all five]
+#             and the fixed-rate modes fixed<K>k[-c<N>] (e.g. fixed10k,
+#             fixed50k-c1000: 10,000 or 50,000 req/s over 50 or N
+#             connections; yace's schedule lag p99 is reported beside)
 #   H2_STREAMS  h2 mode: concurrent streams per connection (h2load -m, yace --streams) [10]
 #   REPS      repetitions per mode and tool          [3; QUICK: 1]
 #   DURATION  seconds per run, "10" or "10s"         [10s; QUICK: 2s]
@@ -70,24 +77,35 @@ DUR=${BASH_REMATCH[1]}
 
 IFS=, read -r -a TOOL_LIST <<<"$TOOLS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
-is_yace() { [[ $1 == yace || $1 == yace-mon || $1 == yace-tui || $1 == yace-web || $1 == yace-prom ]]; }
-for t in "${TOOL_LIST[@]}"; do is_yace "$t" || [[ $t == wrk || $t == h2load ]] || die "unknown tool '$t' (wrk, yace, yace-mon, yace-tui, yace-web, yace-prom, h2load)"; done
+is_yace() { [[ $1 == yace || $1 == yace-slack0 || $1 == yace-mon || $1 == yace-tui || $1 == yace-web || $1 == yace-prom ]]; }
+for t in "${TOOL_LIST[@]}"; do is_yace "$t" || [[ $t == wrk || $t == wrk2 || $t == h2load ]] || die "unknown tool '$t' (wrk, wrk2, yace, yace-slack0, yace-mon, yace-tui, yace-web, yace-prom, h2load)"; done
+is_fixed() { [[ $1 =~ ^fixed([0-9]+)k(-c([0-9]+))?$ ]]; }
 for m in "${MODE_LIST[@]}"; do
-    [[ $m == keepalive || $m == close || $m == conn10k || $m == https || $m == h2 ]] || die "unknown mode '$m' (keepalive, close, conn10k, https, h2)"
+    [[ $m == keepalive || $m == close || $m == conn10k || $m == https || $m == h2 ]] || is_fixed "$m" \
+        || die "unknown mode '$m' (keepalive, close, conn10k, https, h2, fixed<K>k[-c<N>])"
 done
+WRK2=${WRK2:-wrk2}
 [[ $H2_STREAMS =~ ^[0-9]+$ ]] && (( H2_STREAMS >= 1 )) || die 'H2_STREAMS must be a positive integer'
 has_tool() { [[ ",$TOOLS," == *",$1,"* ]]; }
 has_mode() { [[ ",$MODES," == *",$1,"* ]]; }
 # The peer a mode is measured against: wrk speaks only HTTP/1.1, h2load is
 # the HTTP/2 reference (nghttp2).
-peer_for() { [[ $1 == h2 ]] && echo h2load || echo wrk; }
+peer_for() {
+    if [[ $1 == h2 ]]; then echo h2load; elif is_fixed "$1"; then echo wrk2; else echo wrk; fi
+}
+# Requests per second of a fixed-rate mode.
+rate_for() { [[ $1 =~ ^fixed([0-9]+)k ]] && echo $(( BASH_REMATCH[1] * 1000 )); }
 applies() {   # tool mode: does this tool run in this mode?
-    is_yace "$1" || [[ $1 == "$(peer_for "$2")" ]]
+    # The fixed-rate modes compare yace (both timer strategies) with wrk2.
+    if is_fixed "$2"; then [[ $1 == yace || $1 == yace-slack0 || $1 == wrk2 ]]; return; fi
+    [[ $1 != yace-slack0 ]] && { is_yace "$1" || [[ $1 == "$(peer_for "$2")" ]]; }
 }
 
 # Connections per mode.
 conns_for() {
+    if [[ $1 =~ ^fixed[0-9]+k-c([0-9]+)$ ]]; then echo "${BASH_REMATCH[1]}"; return; fi
     case $1 in
+        fixed*)    echo 50 ;;
         keepalive) echo 50 ;;
         https)     echo 50 ;;
         h2)        echo 10 ;;
@@ -101,6 +119,9 @@ install_deps() {
     local missing=()
     command -v nginx >/dev/null 2>&1 || missing+=(nginx)
     if has_tool wrk; then command -v wrk >/dev/null 2>&1 || missing+=(wrk); fi
+    if has_tool wrk2; then
+        command -v "$WRK2" >/dev/null 2>&1 || die "wrk2 not found (WRK2=$WRK2): it is not packaged; build it from source (git clone https://github.com/giltene/wrk2 && make) and set WRK2=/path/to/wrk2/wrk"
+    fi
     if has_tool h2load && has_mode h2; then command -v h2load >/dev/null 2>&1 || missing+=(nghttp2-client); fi
     # GNU time (not the shell keyword): it accepts -f.
     /usr/bin/time -f '%U' true >/dev/null 2>&1 || missing+=(time)
@@ -310,6 +331,9 @@ client_cmd() {   # tool mode -> prints argv, one word per line
         h2load)
             printf '%s\n' taskset -c 1 h2load -t1 -c "$conns" -m "$H2_STREAMS" -D "$DUR" "$url"
             ;;
+        wrk2)
+            printf '%s\n' taskset -c 1 "$WRK2" -t1 "-c$conns" "-d${DUR}s" "-R$(rate_for "$mode")" "$url"
+            ;;
         wrk)
             printf '%s\n' taskset -c 1 wrk -t1 "-c$conns" "-d${DUR}s"
             [[ $mode == close ]] && printf '%s\n' -H 'Connection: close'
@@ -342,6 +366,14 @@ client_cmd() {   # tool mode -> prints argv, one word per line
             [[ $mode == https || $mode == h2 ]] && printf '%s\n' --insecure
             [[ $mode == h2 ]] && printf '%s\n' --http2 --streams "$H2_STREAMS"
             ;;
+        yace|yace-slack0) if is_fixed "$mode"; then
+            # A fixed rate over at most `conns` connections, as wrk2 -R -c;
+            # the result (for the schedule lag) kept per run.
+            printf '%s\n' taskset -c 1 "$YACE" run "$url" -t 1 --rate "$(rate_for "$mode")" \
+                --max-inflight "$conns" -d "${DUR}s" --json "$OUT_DIR/${CUR_TAG:-$mode-$tool}.json"
+            [[ $tool == yace-slack0 ]] && printf '%s\n' --timer-slack 0
+            return 0
+        fi ;;&
         yace|yace-mon)
             printf '%s\n' taskset -c 1 "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s"
             # What watching the server costs: this machine's /proc (TCP
@@ -395,8 +427,9 @@ FAILED=0
 run_one() {
     local mode=$1 tool=$2 rep=$3 conns argv=() tag timef clog
     conns=$(conns_for "$mode")
-    mapfile -t argv < <(client_cmd "$tool" "$mode")
     tag="$mode-$tool-$rep"
+    CUR_TAG=$tag
+    mapfile -t argv < <(client_cmd "$tool" "$mode")
     timef="$OUT_DIR/$tag.time"
     clog="$OUT_DIR/$tag.log"
 
@@ -513,6 +546,7 @@ if [[ -n $(git -C "$REPO" status --porcelain -- . ':(exclude)bench/results' ':(e
 fi
 nginx_version=$(nginx -v 2>&1 | sed 's/^nginx version: //')
 wrk_version=$( (wrk -v 2>&1 || true) | head -n1 | sed 's/ Copyright.*//')
+has_tool wrk2 && wrk_version+="; wrk2: $( ("$WRK2" -v 2>&1 || true) | head -n1 | sed 's/ Copyright.*//') ($WRK2)"
 h2load_version=$( (h2load --version 2>&1 || true) | head -n1)
 yace_version=
 if has_tool yace; then yace_version=$("$YACE" --version 2>/dev/null | head -n1 || true); fi
@@ -536,9 +570,21 @@ REPORT="$OUT_DIR/report.md"
     done
     echo
     python3 - "$RAW" <<'PY'
-import csv, statistics, sys
+import csv, json, os, statistics, sys
 
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+out_dir = os.path.dirname(sys.argv[1])
+
+def lag_p99(r):
+    # yace's own schedule lag (fixed-rate modes keep each run's result).
+    try:
+        res = json.load(open(os.path.join(out_dir, f"{r['mode']}-{r['tool']}-{r['rep']}.json")))
+    except (OSError, ValueError):
+        return None
+    for p in res["summary"]["lag"]["percentiles"]:
+        if p["p"] == 99.0:
+            return p["us"]
+    return None
 order_modes, order_tools = [], []
 for r in rows:
     if r["mode"] not in order_modes: order_modes.append(r["mode"])
@@ -568,15 +614,18 @@ for mode in order_modes:
             sus=med([float(r["sys_s"]) * 1e6 / reqs(r) for r in ok]),
             rss=max([int(r["maxrss_kb"]) / 1024 for r in ok], default=None),
             act=med([int(r["mid_active"]) for r in ok if r["mid_active"] != "NA"]),
+            lag=med([x for x in (lag_p99(r) for r in ok) if x is not None]),
         )
 
-print("| mode | conns | tool | ok runs | req/s (median) | req/CPU-s (median) | user µs/req | sys µs/req | peak RSS MiB | server-side conns mid-run | yace/peer req/CPU-s |")
-print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+print("| mode | conns | tool | ok runs | req/s (median) | req/CPU-s (median) | user µs/req | sys µs/req | peak RSS MiB | server-side conns mid-run | schedule lag p99 µs | yace/peer req/CPU-s |")
+print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for (mode, tool), st in stats.items():
     ratio = ""
-    peer = stats.get((mode, "h2load" if mode == "h2" else "wrk"))
-    if tool in ("yace", "yace-mon", "yace-tui", "yace-web", "yace-prom") and peer and peer["rpc"] and st["rpc"]:
+    peer = stats.get((mode, "h2load" if mode == "h2" else "wrk2" if mode.startswith("fixed") else "wrk"))
+    if tool in ("yace", "yace-slack0", "yace-mon", "yace-tui", "yace-web", "yace-prom") and peer and peer["rpc"] and st["rpc"]:
         ratio = f"**{st['rpc'] / peer['rpc']:.3f}**"
+        if mode.startswith("fixed"):
+            ratio += f" (CPU {peer['rpc'] / st['rpc']:.2f}× wrk2's)"
     plain = stats.get((mode, "yace"))
     if tool == "yace-mon" and plain and plain["rpc"] and st["rpc"]:
         ratio += f" (monitors cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
@@ -587,7 +636,7 @@ for (mode, tool), st in stats.items():
     if tool == "yace-web" and plain and plain["rpc"] and st["rpc"]:
         ratio += f" (the live page and its reader cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
     print(f"| {mode} | {st['conns']} | {tool} | {st['runs']} | {fmt(st['rps'], ',.0f')} | {fmt(st['rpc'], ',.0f')} "
-          f"| {fmt(st['uus'], '.3f')} | {fmt(st['sus'], '.3f')} | {fmt(st['rss'], '.1f')} | {fmt(st['act'], '.0f')} | {ratio} |")
+          f"| {fmt(st['uus'], '.3f')} | {fmt(st['sus'], '.3f')} | {fmt(st['rss'], '.1f')} | {fmt(st['act'], '.0f')} | {fmt(st['lag'], ',.0f')} | {ratio} |")
 PY
     echo
     echo "req/s = requests counted by nginx stub_status ÷ wall time of the run; req/CPU-s = the same count ÷ the client's user+sys seconds (GNU time)."
@@ -614,7 +663,7 @@ PY
             echo
         done
     fi
-    echo "The ratio is yace's median req/CPU-s ÷ its peer's: wrk for the HTTP/1.1 modes, h2load for h2 (> 1: yace does more work per CPU-second). h2 mode: HTTPS with ALPN h2, $H2_STREAMS streams per connection."
+    echo "The ratio is yace's median req/CPU-s ÷ its peer's: wrk for the HTTP/1.1 modes, wrk2 for the fixed-rate modes (the same requests, so 1.25 means 0.8× wrk2's CPU), h2load for h2 (> 1: yace does more work per CPU-second). h2 mode: HTTPS with ALPN h2, $H2_STREAMS streams per connection. Schedule lag: how late yace sent each request after its due time (its latency still counts from the due time); wrk2 does not report its own."
     if (( ${#WARNINGS[@]} )); then
         echo
         echo "Warnings:"

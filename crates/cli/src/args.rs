@@ -198,6 +198,14 @@ pub struct RunArgs {
     #[arg(long = "late", value_name = "POLICY", default_value = "drop")]
     pub late: String,
 
+    /// Open model: how late a due request may go out so that requests due
+    /// close together share one wake-up of the client: they are sent on a
+    /// tick of this length. Latency still counts from when each was due, so
+    /// the slack shows in it (about half the tick on average). 0 sends each
+    /// request at its own due time: the least lag, more client CPU.
+    #[arg(long = "timer-slack", value_name = "TIME", default_value = "500us")]
+    pub timer_slack: String,
+
     /// Open model: how late a request may be before `--late drop` drops it.
     #[arg(long = "late-after", value_name = "TIME", default_value = "100ms")]
     pub late_after: String,

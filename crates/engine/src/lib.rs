@@ -203,6 +203,7 @@ pub fn run_steered<S: Sink, F: Flow>(
                 epoch,
                 end_at,
                 connect_timeout: plan.timeouts.connect.as_nanos() as u64,
+                slack: plan.timer_slack_ns(),
                 request_timeout: plan.timeouts.request.as_nanos() as u64,
                 stop,
                 h2: h2.clone(),

@@ -359,6 +359,48 @@ impl Epoll {
         }
         Ok(r as usize)
     }
+
+    /// Waits up to `timeout_ns` nanoseconds (0: not at all), to the
+    /// nanosecond where the kernel has `epoll_pwait2` (Linux 5.11), else
+    /// rounded up to the millisecond; fills `events`, returns how many.
+    pub fn wait_ns(&self, events: &mut [libc::epoll_event], timeout_ns: u64) -> io::Result<usize> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static NO_PWAIT2: AtomicBool = AtomicBool::new(false);
+        if timeout_ns == 0 || NO_PWAIT2.load(Ordering::Relaxed) {
+            let ms = timeout_ns.div_ceil(1_000_000).min(i32::MAX as u64) as i32;
+            return self.wait(events, ms);
+        }
+        let ts = libc::timespec {
+            tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
+        };
+        // SAFETY: events is a valid, writable buffer of that many entries;
+        // ts lives across the call; a null sigmask leaves signals as they are.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_epoll_pwait2,
+                self.fd,
+                events.as_mut_ptr(),
+                events.len() as libc::c_int,
+                &ts as *const libc::timespec,
+                std::ptr::null::<libc::sigset_t>(),
+                0usize,
+            )
+        };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => return Ok(0),
+                Some(libc::ENOSYS) | Some(libc::EPERM) => {
+                    // An older kernel (or a seccomp filter): milliseconds.
+                    NO_PWAIT2.store(true, Ordering::Relaxed);
+                    return self.wait_ns(events, timeout_ns);
+                }
+                _ => return Err(e),
+            }
+        }
+        Ok(r as usize)
+    }
 }
 
 impl Drop for Epoll {

@@ -263,6 +263,7 @@ mod tests {
             secrets: Default::default(),
             limits: Default::default(),
             shard: None,
+            timer_slack: None,
         }
     }
 

@@ -108,6 +108,7 @@ mod tests {
             secrets: Default::default(),
             limits: Default::default(),
             shard: None,
+            timer_slack: None,
         }
     }
 

@@ -35,6 +35,7 @@ fn plan() -> Plan {
         secrets: Default::default(),
         limits: Default::default(),
         shard: None,
+        timer_slack: None,
     }
 }
 

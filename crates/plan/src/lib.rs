@@ -43,6 +43,13 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Default duration when neither a request count nor a duration is given.
 pub const DEFAULT_DURATION: Duration = Duration::from_secs(10);
+/// Default send tick of the open model (`--timer-slack`): requests due
+/// within 0.5 ms go out together, at most that late
+/// (docs/design/013-timer-slack.md).
+pub const DEFAULT_TIMER_SLACK: Duration = Duration::from_micros(500);
+/// Longest `--timer-slack`: beyond it the "open model" would send in bursts
+/// a user would see in the per-second rate.
+pub const MAX_TIMER_SLACK: Duration = Duration::from_millis(100);
 
 /// Everything the engine needs to run one load test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -74,6 +81,25 @@ pub struct Plan {
     /// [`Shard`]); absent when it runs the whole plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// Open model (`--timer-slack`): how late a due request may go out, so
+    /// that requests due close together are sent on one wake-up of the
+    /// client: they are sent on a tick of this length (0: each at its own
+    /// due time). Latency still counts from the due time. Absent in results
+    /// from before it existed (each request went out when due, to the
+    /// millisecond); [`DEFAULT_TIMER_SLACK`] when a plan leaves it out.
+    #[serde(default, with = "nanos_opt", skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<u64>")]
+    pub timer_slack: Option<Duration>,
+}
+
+impl Plan {
+    /// The open model's send tick, in nanoseconds (0: none).
+    pub fn timer_slack_ns(&self) -> u64 {
+        self.timer_slack
+            .unwrap_or(DEFAULT_TIMER_SLACK)
+            .as_nanos()
+            .min(u128::from(u64::MAX)) as u64
+    }
 }
 
 /// How HTTP/2 connections are used.
@@ -616,6 +642,7 @@ mod tests {
             secrets: Default::default(),
             limits: Default::default(),
             shard: None,
+            timer_slack: None,
         };
         let e = PlanBuilder::new()
             .finish(Some(plan.clone()), &Short)

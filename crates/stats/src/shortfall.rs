@@ -239,6 +239,7 @@ mod tests {
             secrets: Default::default(),
             limits: Default::default(),
             shard: None,
+            timer_slack: None,
         }
     }
 

@@ -183,6 +183,7 @@ fn ab_plan_keyed(a: &AbArgs, url: &str) -> Result<Plan, Diagnostics> {
                 streams: None,
                 secrets: a.secrets.secrets(),
                 limits: Default::default(),
+                timer_slack: None,
             };
             let load = closed(a.concurrency, requests, duration);
             b.finish(

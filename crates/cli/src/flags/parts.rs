@@ -111,6 +111,8 @@ pub(super) struct Settings {
     pub(super) streams: Option<Option<u64>>,
     pub(super) secrets: plan::secrets::Secrets,
     pub(super) limits: plan::ResponseLimits,
+    /// `--timer-slack` (None: the plan's default).
+    pub(super) timer_slack: Option<Duration>,
 }
 
 /// A plan from its checked parts.
@@ -140,6 +142,7 @@ pub(super) fn assemble(
         secrets: s.secrets,
         limits: s.limits,
         shard: None,
+        timer_slack: s.timer_slack,
     }
 }
 

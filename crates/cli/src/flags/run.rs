@@ -102,6 +102,7 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         streams: a.http2.then_some(streams),
         secrets: a.secrets.secrets(),
         limits,
+        timer_slack: timer_slack(&mut b, &a.timer_slack),
     };
     let mut plan = assemble(target, request, load, requests, settings);
     if let Some(list) = &a.source_addrs {
@@ -111,6 +112,23 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         }
     }
     b.finish(Some(plan), &RunFlags)
+}
+
+/// `--timer-slack`: a duration from 0 to [`plan::MAX_TIMER_SLACK`].
+fn timer_slack(b: &mut PlanBuilder, s: &str) -> Option<Duration> {
+    let d = b.check(plan::parse_duration("--timer-slack", s))?;
+    if d > plan::MAX_TIMER_SLACK {
+        b.error(
+            "--timer-slack",
+            format!("'{s}' is longer than the longest, 100ms"),
+            Some(
+                "requests go out at most this late to share a wake-up; 0 to 1ms is what \
+                 fixed-rate runs need (0: each at its own due time)",
+            ),
+        );
+        return None;
+    }
+    Some(d)
 }
 
 /// `--max-head` and `--max-fields`: at least what any sane head needs,

@@ -69,6 +69,74 @@ fn open_model_counts_are_exact_at_the_server() {
 }
 
 #[test]
+fn the_timer_slack_moves_when_requests_leave_never_how_many() {
+    // 200/s for 2 s at three send ticks: the server sees exactly 400 each
+    // time, the plan records the tick, and with a 20 ms tick requests
+    // wait for it (half a tick late on average), which without a tick
+    // they do not.
+    let _g = serial();
+    let s = server();
+    for slack in ["0", "500us", "20ms"] {
+        s.reset_stats();
+        let (out, r) = run(
+            "slack",
+            &[
+                &s.url(),
+                "--rate",
+                "200",
+                "-d",
+                "2s",
+                "--timer-slack",
+                slack,
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(settled(&s).requests, 400, "--timer-slack {slack}");
+        assert_eq!(n(&r, "summary.responses"), 400);
+        assert_eq!(n(&r, "summary.dropped"), 0);
+        let want_ns = match slack {
+            "0" => 0,
+            "500us" => 500_000,
+            _ => 20_000_000,
+        };
+        assert_eq!(n(&r, "plan.timer_slack"), want_ns, "recorded");
+        let lag_p50_us = pct(&r, "lag", 50.0);
+        if slack == "20ms" {
+            // Due times spread evenly over the tick: a median lag of about
+            // 10 ms, and never beyond the tick and a scheduling delay.
+            assert!(lag_p50_us > 3_000.0, "lag p50 {lag_p50_us} µs");
+        } else {
+            assert!(lag_p50_us < 3_000.0, "lag p50 {lag_p50_us} µs");
+        }
+    }
+    // Out of range: said, with the flag, before anything is sent.
+    let out = yace()
+        .args([
+            "run",
+            &s.url(),
+            "--rate",
+            "10",
+            "-d",
+            "1s",
+            "--timer-slack",
+            "1s",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--timer-slack") && err.contains("100ms"),
+        "{err}"
+    );
+    assert_eq!(settled(&s).requests, 400, "nothing sent by the refused run");
+}
+
+#[test]
 fn two_hundred_per_second_holds_each_second() {
     let _g = serial();
     let s = server();

@@ -227,7 +227,9 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     pub(super) fn feed_wake(&self, wake: u64) -> u64 {
         match &self.feed {
             Feed::Pool(p) => match self.next_due {
-                Due::At(t) if !p.closed.is_empty() || !p.idle.is_empty() => wake.min(t),
+                Due::At(t) if !p.closed.is_empty() || !p.idle.is_empty() => {
+                    wake.min(self.sendable_at(t))
+                }
                 _ => wake,
             },
             Feed::Users(u) => {
@@ -237,7 +239,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             Feed::Visits(v) => {
                 let timer = v.timers.next().map_or(wake, |t| wake.min(t));
                 match self.next_due {
-                    Due::At(t) if !v.free.is_empty() => timer.min(t),
+                    Due::At(t) if !v.free.is_empty() => timer.min(self.sendable_at(t)),
                     _ => timer,
                 }
             }
@@ -286,11 +288,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// once, with no trip through epoll, when its next request is due now.
     /// `reuse`: its connection stays open.
     pub(super) fn go_on(&mut self, idx: usize, now: u64, reuse: bool) {
+        let horizon = self.horizon(now);
         match &mut self.feed {
             Feed::Pool(p) => {
                 let intended = match self.next_due {
                     Due::Now => now,
-                    Due::At(t) if t <= now => t,
+                    Due::At(t) if t <= horizon => t,
                     _ => return,
                 };
                 // The slot was just pushed onto the idle stack by `slot_freed`.
@@ -407,13 +410,52 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         }
     }
 
-    /// When the next request was due, if it is due by `now`.
+    /// When the next request was due, if it goes out at `now`: if it was
+    /// due by the last tick of the timer slack (by `now` without one).
     fn due_by(&self, now: u64) -> Option<u64> {
         match self.next_due {
             Due::End => None,
-            Due::At(t) if t > now => None,
+            Due::At(t) if t > self.horizon(now) => None,
             Due::At(t) => Some(t),
             Due::Now => Some(now),
+        }
+    }
+
+    /// The open model's send tick: requests due by its last tick before
+    /// `now` go out at `now`. With this timer slack, requests due close
+    /// together share one wake-up, each at most a tick late
+    /// (docs/design/013-timer-slack.md).
+    /// The run's last tick has no tick after it: there each request goes
+    /// at its own due time, so every request due before the end is sent.
+    #[inline]
+    fn horizon(&self, now: u64) -> u64 {
+        match self.cfg.slack {
+            0 => now,
+            s => {
+                let tick = now - now % s;
+                if self.cfg.end_at.is_some_and(|e| tick.saturating_add(s) >= e) {
+                    now
+                } else {
+                    tick
+                }
+            }
+        }
+    }
+
+    /// When a request due at `t` goes out: the first tick at or after it
+    /// (its own due time when that tick is the run's end or later).
+    #[inline]
+    fn sendable_at(&self, t: u64) -> u64 {
+        match self.cfg.slack {
+            0 => t,
+            s => {
+                let tick = t.div_ceil(s).saturating_mul(s);
+                if self.cfg.end_at.is_some_and(|e| tick >= e) {
+                    t
+                } else {
+                    tick
+                }
+            }
         }
     }
 

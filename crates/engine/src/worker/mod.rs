@@ -87,6 +87,9 @@ pub(crate) struct WorkerConfig<'a> {
     pub end_at: Option<u64>,
     pub connect_timeout: u64,
     pub request_timeout: u64,
+    /// Open model: requests go out on a tick of this many nanoseconds
+    /// (`--timer-slack`; 0: each at its own due time).
+    pub slack: u64,
     pub stop: &'a AtomicBool,
     /// HTTP/2: streams per connection and the plan's request, converted
     /// (connections are slots / streams).
@@ -416,14 +419,12 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 self.on_event(idx as usize, gen, flags);
             }
             self.h2_flush();
-            let timeout_ms = if !self.feed_pending() && self.unread.is_empty() {
+            let timeout_ns = if !self.feed_pending() && self.unread.is_empty() {
                 wake.saturating_sub(now)
-                    .div_ceil(1_000_000)
-                    .min(i32::MAX as u64) as i32
             } else {
                 0
             };
-            let n = match self.epoll.wait(&mut events, timeout_ms) {
+            let n = match self.epoll.wait_ns(&mut events, timeout_ns) {
                 Ok(n) => n,
                 Err(_) => break,
             };

@@ -73,6 +73,7 @@ pub fn plan(server: &serve::Server, path: &str, load: Load, stop: Stop) -> Plan 
         secrets: Default::default(),
         limits: Default::default(),
         shard: None,
+        timer_slack: None,
     }
 }
 

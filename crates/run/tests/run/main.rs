@@ -28,6 +28,7 @@ fn job(seconds: u64) -> Job {
         secrets: Default::default(),
         limits: Default::default(),
         shard: None,
+        timer_slack: None,
     };
     Job {
         plan,

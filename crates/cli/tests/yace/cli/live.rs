@@ -566,7 +566,7 @@ fn steering_keys_add_and_take_away_users_and_the_server_sees_each_one() {
         "--think",
         "50ms",
         "-d",
-        "11s",
+        "12s",
         "--json",
         json.to_str().unwrap(),
     ];
@@ -577,7 +577,8 @@ fn steering_keys_add_and_take_away_users_and_the_server_sees_each_one() {
         pane.type_text("+");
         pane.wait(5, want, |s| s.contains(want));
     }
-    std::thread::sleep(Duration::from_millis(1500));
+    // Long enough that one whole second of the result's series has 7.
+    std::thread::sleep(Duration::from_millis(2500));
     for want in ["6 users from", "5 users from"] {
         pane.type_text("-");
         pane.wait(5, want, |s| s.contains(want));
