@@ -33,6 +33,8 @@ command -v wrk >/dev/null 2>&1 || need+=(wrk)
 [ -x /usr/bin/time ] || need+=(time)
 command -v taskset >/dev/null 2>&1 || need+=(util-linux)
 command -v pgrep >/dev/null 2>&1 || need+=(procps)
+# ip, tc: the shards' network namespaces (crates/cli/tests/shards/netns.rs).
+{ command -v ip && command -v tc; } >/dev/null 2>&1 || need+=(iproute2)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
 # venv: kubernetes-validate's own environment (below).
 python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)

@@ -113,8 +113,9 @@ pub const RUN_EXAMPLES: &str = "Examples:
   # HTTP/2: 1,000 requests in flight on 10 connections
   yace run https://localhost:8443/ --http2 -c 10 --streams 100
 
-Exit codes: 0 success, 1 runtime failure, 2 bad input, 3 threshold breached,
-4 disk full, 130 SIGINT, 143 SIGTERM";
+Exit codes: 0 success, 1 runtime failure, 2 bad input, 3 threshold breached
+(not for a --shard: `yace merge` judges thresholds on the merged run), 4 disk
+full, 5 a shard too late to start, 130 SIGINT, 143 SIGTERM";
 
 pub const SERVE_HELP: &str = "Routes:
   /                 200 \"hello world\\n\"
@@ -237,7 +238,8 @@ pub struct RunArgs {
     pub think: Option<String>,
 
     /// Pass/fail criterion, repeatable: p99<200ms, errors<1%, rps>500, ...
-    /// A breached threshold exits with code 3.
+    /// A breached threshold exits with code 3 (a --shard exits 0 and its
+    /// result records the breach: `yace merge` judges the merged run).
     #[arg(long = "threshold", value_name = "EXPR")]
     pub thresholds: Vec<String>,
 

@@ -9,7 +9,8 @@ pub const MAX_RUN_ID: usize = 64;
 
 /// `sha256:` + hex of the canonical JSON (keys sorted) of the redacted plan
 /// without the fields that may differ per machine without changing the
-/// load: `shard`, `threads` and `socket.bind`. Secrets never reach it.
+/// load: `shard`, `threads`, `socket.bind` and `socket.sources` (each
+/// machine or pod leaves from its own addresses). Secrets never reach it.
 pub fn plan_hash(plan: &Plan) -> String {
     let mut v = serde_json::to_value(plan.redacted()).expect("a plan serializes");
     if let Value::Object(m) = &mut v {
@@ -17,6 +18,7 @@ pub fn plan_hash(plan: &Plan) -> String {
         m.remove("threads");
         if let Some(Value::Object(s)) = m.get_mut("socket") {
             s.remove("bind");
+            s.remove("sources");
         }
     }
     let mut text = String::new();
@@ -121,6 +123,7 @@ mod tests {
         q.threads = 16;
         q.shard = Some(Shard::new(2, 3).unwrap());
         q.socket.bind = Some("127.0.0.2".parse().unwrap());
+        q.socket.sources = vec!["10.0.0.7".parse().unwrap(), "10.0.0.8".parse().unwrap()];
         assert_eq!(plan_hash(&q), h);
         let mut r = p.clone();
         r.load = Load::Closed { connections: 5 };

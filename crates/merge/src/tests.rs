@@ -41,14 +41,20 @@ fn plan() -> Plan {
 
 /// A deterministic stream of (request k, second, latency µs, status).
 fn samples() -> Vec<(u64, u64, u64, u16)> {
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    samples_from(0x2545_F491_4F6C_DD1D, 1800, 97)
+}
+
+/// A stream from `seed` (non-zero): latencies 200 µs + up to `spread` µs,
+/// one in `tail` 50 ms slower; now and then a 503.
+fn samples_from(seed: u64, spread: u64, tail: u64) -> Vec<(u64, u64, u64, u16)> {
+    let mut x: u64 = seed;
     (0..1200u64)
         .map(|k| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             // Heavy-tailed: mostly 200 µs – 2 ms, now and then 50 ms.
-            let lat = 200 + x % 1800 + if x.is_multiple_of(97) { 50_000 } else { 0 };
+            let lat = 200 + x % spread + if x.is_multiple_of(tail) { 50_000 } else { 0 };
             let status = if x.is_multiple_of(31) { 503 } else { 200 };
             (k, k / 100, lat, status)
         })
@@ -118,9 +124,13 @@ fn result_of(p: &Plan, mine: &[(u64, u64, u64, u16)]) -> RunResult {
 
 /// Shard `i` of `n`: the samples it owns (k ≡ i mod n), stamped.
 fn shard(i: u64, n: u64, run_id: &str) -> Input {
+    shard_of(i, n, run_id, &samples())
+}
+
+fn shard_of(i: u64, n: u64, run_id: &str, all: &[(u64, u64, u64, u16)]) -> Input {
     let mut p = plan();
     p.shard = Some(Shard::new(i, n).unwrap());
-    let mine: Vec<_> = samples().into_iter().filter(|s| s.0 % n == i).collect();
+    let mine: Vec<_> = all.iter().copied().filter(|s| s.0 % n == i).collect();
     let mut r = result_of(&p, &mine);
     r.shard = Some(ShardInfo {
         run_id: run_id.into(),
@@ -200,6 +210,61 @@ fn the_merge_is_the_single_process_run() {
         assert_eq!(info.clock_max_error_ms, Some(n as f64));
         assert!((info.start_spread_ms.unwrap() - 0.2 * (n - 1) as f64).abs() < 1e-9);
         assert!(r.plan.shard.is_none() && r.shard.is_none());
+    }
+}
+
+/// The property over many streams and shard counts (the same check as
+/// above, with the data and N varied): whatever the samples and however
+/// many shards, the merged histograms, distributions, statuses and
+/// interval histograms are the single process's.
+#[test]
+fn the_merge_is_the_single_process_run_for_any_samples_and_shards() {
+    for case in 1..=32u64 {
+        let seed = case.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let all = samples_from(seed, 100 + case * 977, 7 + case % 200);
+        let whole = result_of(&plan(), &all);
+        let n = 1 + case % 9;
+        let shards: Vec<Input> = (0..n).map(|i| shard_of(i, n, "p", &all)).collect();
+        let m = merge(shards, n, None, &[]).unwrap();
+        assert!(
+            m.complete(),
+            "case {case}, {n} shards: {:?}",
+            m.result.merge
+        );
+        let r = &m.result;
+        for (a, b) in [
+            (&r.histograms.latency, &whole.histograms.latency),
+            (
+                r.histograms.service.as_ref().unwrap(),
+                whole.histograms.service.as_ref().unwrap(),
+            ),
+            (
+                r.histograms.lag.as_ref().unwrap(),
+                whole.histograms.lag.as_ref().unwrap(),
+            ),
+        ] {
+            assert_eq!(
+                decode(a).unwrap(),
+                decode(b).unwrap(),
+                "case {case}, {n} shards"
+            );
+        }
+        assert_eq!(r.summary.latency, whole.summary.latency, "case {case}");
+        assert_eq!(r.summary.lag, whole.summary.lag, "case {case}");
+        assert_eq!(r.statuses, whole.statuses, "case {case}");
+        assert_eq!(r.summary.responses, 1200);
+        assert_eq!(
+            r.histograms.intervals.len(),
+            whole.histograms.intervals.len()
+        );
+        for (a, b) in r
+            .histograms
+            .intervals
+            .iter()
+            .zip(&whole.histograms.intervals)
+        {
+            assert_eq!(decode(&a.latency).unwrap(), decode(&b.latency).unwrap());
+        }
     }
 }
 

@@ -216,10 +216,23 @@ impl Start {
         let _ = o.flush();
     }
 
-    /// The exit code: a shard too late to start has its own.
+    /// The exit code: a shard too late to start has its own; a shard whose
+    /// own part breached a threshold exits 0 — thresholds are judged on the
+    /// merged run (`yace merge`), and a non-zero exit would fail its pod
+    /// (`backoffLimit: 0` fails the Job and stops the other shards) or its
+    /// Slurm task (`--kill-on-bad-exit`). Its result still records the
+    /// breach. Only a shard that could not run exits non-zero.
     pub fn exit_code(&self, code: u8) -> u8 {
         if self.status == StartStatus::TooLate {
             exit::TOO_LATE
+        } else if code == exit::THRESHOLD && self.sharding.shard.is_some() {
+            eprintln!(
+                "yace: shard {}: a threshold was breached on this shard's part (its result \
+                 says which); a shard exits 0 for it: `yace merge` judges the thresholds on \
+                 the merged run and exits 3 if they fail there",
+                self.shard
+            );
+            exit::OK
         } else {
             code
         }

@@ -277,11 +277,19 @@ fn k8s_run_keeps_the_job_and_sends_exactly_the_plan() {
             "300",
             "-d",
             "2s",
+            // Each pod alone sends 150/s and breaches it; the run does
+            // not: no pod fails (which would fail the Job), the merge
+            // judges the whole.
+            "--threshold",
+            "rps>250",
         ],
     );
     let (code, out, err) = wait_output(spawn(c), Duration::from_secs(40));
     assert_eq!(code, 0, "{err}");
     assert!(out.is_empty(), "-q: {out}");
+    for pod in cluster.pods() {
+        assert_eq!(std::fs::read_to_string(pod.join("rc")).unwrap().trim(), "0");
+    }
     let seen = server_stats(serve.port, true);
     let m: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(m["merge"]["complete"], true, "{err}");
@@ -290,6 +298,7 @@ fn k8s_run_keeps_the_job_and_sends_exactly_the_plan() {
     assert_eq!(u(&seen, "requests"), 600, "{seen}");
     let rps = m["summary"]["rps"].as_f64().unwrap();
     assert!((rps - 300.0).abs() < 15.0, "merged rate {rps}/s");
+    assert_eq!(m["thresholds"][0]["passed"], true, "{}", m["thresholds"]);
     for c in cluster.calls() {
         assert!(c.ends_with(&["--namespace".into(), "load".into()]), "{c:?}");
     }

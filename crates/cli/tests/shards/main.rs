@@ -9,6 +9,7 @@
 //! with the other binaries' tests.
 
 mod k8s;
+mod netns;
 mod render;
 #[path = "../support/mod.rs"]
 mod support;
@@ -574,4 +575,90 @@ fn a_scenario_runs_sharded() {
         .unwrap()
         .iter()
         .all(|t| t["passed"] == true));
+}
+
+/// Thresholds are judged on the merged run, not per shard: a shard whose
+/// own part breaches one exits 0 (a non-zero exit would fail its pod and,
+/// with `backoffLimit: 0`, the Job and every other shard), its result
+/// records the breach, and `yace merge` exits by the merged verdict.
+#[test]
+fn thresholds_are_judged_on_the_merged_run_and_never_fail_a_shard() {
+    let serve = ServeProcess::start(&["--threads", "1"]);
+    let url = serve.url("/");
+    // Two shards of 300/s, each alone 150/s: (each shard's own threshold
+    // result, its stderr), and the merge's output and result.
+    let run = |name: &str, threshold: &str| {
+        let logs: Vec<PathBuf> = (0..2)
+            .map(|i| temp_path(&format!("{name}-{i}.log")))
+            .collect();
+        let kids: Vec<Child> = (0..2)
+            .map(|i| {
+                let a = strings(&[
+                    &url,
+                    "--rate",
+                    "300",
+                    "-d",
+                    "1500ms",
+                    "-t",
+                    "1",
+                    "--threshold",
+                    threshold,
+                    "--run-id",
+                    name,
+                    "--shard",
+                    &format!("{i}/2"),
+                    "--start-at",
+                    "+1s",
+                    "--frame",
+                    "--json",
+                    temp_path(&format!("{name}-{i}.json")).to_str().unwrap(),
+                ]);
+                shard(&a, &logs[i])
+            })
+            .collect();
+        let mut shards = Vec::new();
+        for (i, k) in kids.into_iter().enumerate() {
+            let code = finish(k, Duration::from_secs(20));
+            let err = std::fs::read_to_string(logs[i].with_extension("err")).unwrap();
+            assert_eq!(code, 0, "a shard's own breach must not fail it: {err}");
+            let own: Value = serde_json::from_str(
+                &std::fs::read_to_string(temp_path(&format!("{name}-{i}.json"))).unwrap(),
+            )
+            .unwrap();
+            shards.push((own["thresholds"][0].clone(), err));
+        }
+        let (out, m, _) = merge(&["--expect-shards", "2"], &logs);
+        (shards, out, m)
+    };
+
+    // `rps>250`: each shard alone breaches it (150/s), the run does not.
+    let (shards, out, m) = run("th-pass", "rps>250");
+    for (own, err) in &shards {
+        assert_eq!(
+            own["passed"], false,
+            "the shard's result keeps its breach: {own}"
+        );
+        assert!(
+            err.contains("a threshold was breached on this shard's part"),
+            "{err}"
+        );
+    }
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let m = m.unwrap();
+    let t = &m["thresholds"][0];
+    assert_eq!(t["expr"], "rps>250");
+    assert_eq!(t["passed"], true, "{t}");
+    let rps = m["summary"]["rps"].as_f64().unwrap();
+    assert!((rps - 300.0).abs() < 20.0, "merged rate {rps}/s");
+
+    // `rps<200`: each shard alone passes it, the run breaches it: exit 3.
+    let (shards, out, m) = run("th-fail", "rps<200");
+    for (own, err) in &shards {
+        assert_eq!(own["passed"], true, "{own}");
+        assert!(!err.contains("threshold was breached"), "{err}");
+    }
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let m = m.expect("a breached run is still written");
+    assert_eq!(m["merge"]["complete"], true);
+    assert_eq!(m["thresholds"][0]["passed"], false);
 }
