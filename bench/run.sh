@@ -343,7 +343,7 @@ client_cmd() {   # tool mode -> prints argv, one word per line
             # The dashboard needs a terminal: a pseudo-terminal of a fixed
             # size, TERM set (CI may have none), the screen thrown away.
             local cmd
-            cmd="stty cols 120 rows 40; exec env TERM=xterm-256color $(quote_cmd "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s")"
+            cmd="stty cols 120 rows 40; exec env TERM=xterm-256color $(quote_cmd "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s" --json "$OUT_DIR/${CUR_TAG:-$mode-$tool}.json")"
             [[ $mode == close ]] && cmd+=" --no-keepalive"
             [[ $mode == https || $mode == h2 ]] && cmd+=" --insecure"
             [[ $mode == h2 ]] && cmd+=" --http2 --streams $H2_STREAMS"
@@ -353,7 +353,8 @@ client_cmd() {   # tool mode -> prints argv, one word per line
             # yace with --dashboard, and one reader on the page's stream once
             # yace has said where it is; the reader's events are kept.
             printf '%s\n' taskset -c 1 bash -c "$WEB_READER" yace-web "$OUT_DIR/yace-web-$mode.events" \
-                "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s" --dashboard
+                "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s" --dashboard \
+                --json "$OUT_DIR/${CUR_TAG:-$mode-$tool}.json"
             [[ $mode == close ]] && printf '%s\n' --no-keepalive
             [[ $mode == https || $mode == h2 ]] && printf '%s\n' --insecure
             [[ $mode == h2 ]] && printf '%s\n' --http2 --streams "$H2_STREAMS"
@@ -361,7 +362,8 @@ client_cmd() {   # tool mode -> prints argv, one word per line
         yace-prom)
             # yace with both exporters, scraped and pushing every second.
             printf '%s\n' taskset -c 1 bash -c "$PROM_READER" yace-prom "$SINK_PORT" \
-                "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s" --prometheus --otlp
+                "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s" --prometheus --otlp \
+                --json "$OUT_DIR/${CUR_TAG:-$mode-$tool}.json"
             [[ $mode == close ]] && printf '%s\n' --no-keepalive
             [[ $mode == https || $mode == h2 ]] && printf '%s\n' --insecure
             [[ $mode == h2 ]] && printf '%s\n' --http2 --streams "$H2_STREAMS"
@@ -581,7 +583,7 @@ def lag_p99(r):
         res = json.load(open(os.path.join(out_dir, f"{r['mode']}-{r['tool']}-{r['rep']}.json")))
     except (OSError, ValueError):
         return None
-    for p in res["summary"]["lag"]["percentiles"]:
+    for p in ((res["summary"].get("lag") or {}).get("percentiles") or []):
         if p["p"] == 99.0:
             return p["us"]
     return None
@@ -617,6 +619,21 @@ for mode in order_modes:
             lag=med([x for x in (lag_p99(r) for r in ok) if x is not None]),
         )
 
+# What the extras cost on their own threads' clocks (client.extras_cpu_s),
+# as a share of the client's CPU from GNU time: free of the machine's noise.
+extra_key = {"yace-tui": "live_view", "yace-web": "live_page", "yace-prom": "exporters"}
+def extras_share(r):
+    key = extra_key.get(r["tool"])
+    if not key or r["user_s"] == "NA":
+        return None
+    try:
+        res = json.load(open(os.path.join(out_dir, f"{r['mode']}-{r['tool']}-{r['rep']}.json")))
+    except (OSError, ValueError):
+        return None
+    cpu = res["client"].get("extras_cpu_s", {}).get(key)
+    total = float(r["user_s"]) + float(r["sys_s"])
+    return None if cpu is None or total <= 0 else 100 * cpu / total
+
 print("| mode | conns | tool | ok runs | req/s (median) | req/CPU-s (median) | user µs/req | sys µs/req | peak RSS MiB | server-side conns mid-run | schedule lag p99 µs | yace/peer req/CPU-s |")
 print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for (mode, tool), st in stats.items():
@@ -629,6 +646,9 @@ for (mode, tool), st in stats.items():
     plain = stats.get((mode, "yace"))
     if tool == "yace-mon" and plain and plain["rpc"] and st["rpc"]:
         ratio += f" (monitors cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
+    own = med([x for x in (extras_share(r) for r in rows if r["mode"] == mode and r["tool"] == tool) if x is not None])
+    if own is not None:
+        ratio += f" (its own threads: {own:.2f}% of the client's CPU)"
     if tool == "yace-tui" and plain and plain["rpc"] and st["rpc"]:
         ratio += f" (the dashboard costs {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
     if tool == "yace-prom" and plain and plain["rpc"] and st["rpc"]:

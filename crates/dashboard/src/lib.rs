@@ -129,6 +129,8 @@ pub struct Page {
     /// Whether the page steers (`--dashboard-control`).
     steers: bool,
     thread: Option<JoinHandle<()>>,
+    /// CPU seconds the observer spent handing rows over.
+    observe_cpu_s: f64,
 }
 
 impl Page {
@@ -167,6 +169,7 @@ impl Page {
             made: options.made,
             steers: matches!(options.control, Some(Control::On { .. })),
             thread: Some(thread),
+            observe_cpu_s: 0.0,
         })
     }
 
@@ -223,12 +226,21 @@ impl Page {
         if rows.len() <= self.sent {
             return;
         }
+        let t0 = host::thread_cpu_s();
         match tx.try_send(Msg::Rows(rows[self.sent..].to_vec())) {
             Ok(()) => self.sent = rows.len(),
             Err(TrySendError::Full(_)) => {}
             // The server is gone (it panicked): the run goes on without it.
             Err(TrySendError::Disconnected(_)) => self.tx = None,
         }
+        self.observe_cpu_s += host::thread_cpu_s() - t0;
+    }
+
+    /// What serving the page has cost so far: the CPU seconds of its
+    /// server thread and of handing it the rows.
+    pub fn cpu_s(&self) -> f64 {
+        let server = self.thread.as_ref().and_then(host::thread_cpu_s_of);
+        server.unwrap_or(0.0) + self.observe_cpu_s
     }
 
     /// The run has ended: the page shows its result and hands its readers

@@ -34,6 +34,8 @@ pub struct Exporters {
     endpoint: Option<Endpoint>,
     otlp: Option<Otlp>,
     seen: usize,
+    /// CPU seconds the observer spent folding rows and rendering the text.
+    observe_cpu_s: f64,
 }
 
 impl Exporters {
@@ -58,6 +60,7 @@ impl Exporters {
             endpoint,
             otlp,
             seen: 0,
+            observe_cpu_s: 0.0,
         })
     }
 
@@ -75,6 +78,7 @@ impl Exporters {
             return;
         }
         self.seen = rows.len();
+        let t0 = host::thread_cpu_s();
         let text = {
             let mut f = self.figures.lock().unwrap_or_else(|e| e.into_inner());
             f.observe(rows);
@@ -83,6 +87,15 @@ impl Exporters {
         if let (Some(e), Some(t)) = (&self.endpoint, text) {
             e.publish(t);
         }
+        self.observe_cpu_s += host::thread_cpu_s() - t0;
+    }
+
+    /// What the exporters have cost so far: CPU seconds of the endpoint's
+    /// and the pusher's threads and of folding the rows for them.
+    pub fn cpu_s(&self) -> f64 {
+        self.endpoint.as_ref().map_or(0.0, Endpoint::cpu_s)
+            + self.otlp.as_ref().map_or(0.0, Otlp::cpu_s)
+            + self.observe_cpu_s
     }
 
     /// The run's end: the result's figures are published (and pushed),

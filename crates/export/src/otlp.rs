@@ -167,6 +167,14 @@ fn unix_ns() -> u64 {
 }
 
 impl Otlp {
+    /// CPU seconds its pushing thread has used so far.
+    pub fn cpu_s(&self) -> f64 {
+        self.thread
+            .as_ref()
+            .and_then(host::thread_cpu_s_of)
+            .unwrap_or(0.0)
+    }
+
     /// Starts pushing `figures` every interval.
     pub fn start(cfg: OtlpConfig, info: Info, figures: Arc<Mutex<Figures>>) -> io::Result<Otlp> {
         let started_ns = unix_ns();

@@ -58,6 +58,14 @@ impl Endpoint {
         self.addr
     }
 
+    /// CPU seconds its thread has used so far.
+    pub fn cpu_s(&self) -> f64 {
+        self.thread
+            .as_ref()
+            .and_then(host::thread_cpu_s_of)
+            .unwrap_or(0.0)
+    }
+
     /// What a scrape gets from now on.
     pub fn publish(&self, text: String) {
         *self.text.lock().unwrap_or_else(|e| e.into_inner()) = text;

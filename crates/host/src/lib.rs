@@ -164,6 +164,36 @@ pub fn raise_nofile(needed: u64) -> Option<String> {
     })
 }
 
+/// CPU time (user + system) the calling thread has used, in seconds.
+pub fn thread_cpu_s() -> f64 {
+    clock_s(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// CPU time (user + system) thread `h` has used so far, in seconds; None
+/// when its clock cannot be read (it has ended). What the client's own
+/// extras (the live view, the live page, the exporters) cost during a run
+/// is read this way: each one's threads, on their own clocks.
+pub fn thread_cpu_s_of<T>(h: &std::thread::JoinHandle<T>) -> Option<f64> {
+    use std::os::unix::thread::JoinHandleExt;
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: the handle's thread is not joined (we hold the handle), so
+    // its pthread_t is valid; clock is a valid out-pointer.
+    let r = unsafe { libc::pthread_getcpuclockid(h.as_pthread_t(), &mut clock) };
+    (r == 0).then(|| clock_s(clock))
+}
+
+fn clock_s(clock: libc::clockid_t) -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid out-pointer; a bad clock id only returns EINVAL.
+    if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
 /// CPUs this process may use (`std::thread::available_parallelism`).
 pub fn cpus() -> usize {
     std::thread::available_parallelism()

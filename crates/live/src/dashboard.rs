@@ -55,7 +55,10 @@ pub struct Dashboard {
     /// Rows handed over so far.
     sent: usize,
     done: Arc<AtomicBool>,
-    thread: Option<JoinHandle<Vec<Marker>>>,
+    /// The drawing thread: the markers made, and its own CPU seconds.
+    thread: Option<JoinHandle<(Vec<Marker>, f64)>>,
+    /// CPU seconds the observer spent handing rows over.
+    observe_cpu_s: f64,
 }
 
 impl Dashboard {
@@ -131,12 +134,16 @@ impl Dashboard {
         let finished = done.clone();
         let thread = std::thread::Builder::new()
             .name("yace-live".into())
-            .spawn(move || state.run(term, rx, &finished, on_stop))?;
+            .spawn(move || {
+                let markers = state.run(term, rx, &finished, on_stop);
+                (markers, host::thread_cpu_s())
+            })?;
         Ok(Dashboard {
             rows: tx,
             sent: 0,
             done,
             thread: Some(thread),
+            observe_cpu_s: 0.0,
         })
     }
 
@@ -144,21 +151,29 @@ impl Dashboard {
     /// observer calls this; it copies one row per second of the run).
     pub fn observe(&mut self, rows: &[SecondRow]) {
         if rows.len() > self.sent {
+            let t0 = host::thread_cpu_s();
             let _ = self.rows.send(rows[self.sent..].to_vec());
             self.sent = rows.len();
+            self.observe_cpu_s += host::thread_cpu_s() - t0;
         }
     }
 
     /// Stops drawing and puts the terminal back; returns the markers made.
-    pub fn finish(mut self) -> Vec<Marker> {
+    pub fn finish(self) -> Vec<Marker> {
+        self.finish_costed().0
+    }
+
+    /// [`Dashboard::finish`], with what the view cost: the CPU seconds of
+    /// its drawing thread and of handing it the rows.
+    pub fn finish_costed(mut self) -> (Vec<Marker>, f64) {
         self.done.store(true, Ordering::SeqCst);
-        let markers = self
+        let (markers, cpu_s) = self
             .thread
             .take()
             .and_then(|t| t.join().ok())
             .unwrap_or_default();
         restore();
-        markers
+        (markers, cpu_s + self.observe_cpu_s)
     }
 }
 

@@ -522,6 +522,30 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
             ]
         )
     )?;
+    // What watching the run cost the client (the live view, the page, the
+    // exporters), beside the workers' CPU.
+    if !c.extras_cpu_s.is_empty() {
+        let parts: Vec<String> = c
+            .extras_cpu_s
+            .iter()
+            .map(|(name, cpu_s)| {
+                let share = if c.cpu_s > 0.0 {
+                    format!(" ({:.1}%)", 100.0 * cpu_s / c.cpu_s)
+                } else {
+                    String::new()
+                };
+                format!("{} {cpu_s:.3} CPU-s{share}", tr(lang, extra_name(name)))
+            })
+            .collect();
+        writeln!(
+            w,
+            "{}",
+            l10n(
+                "              watching cost {} (of the workers' CPU)",
+                &[&parts.join(", ")]
+            )
+        )?;
+    }
     if let Some(m) = &r.monitor {
         server(m, s.duration_s, &mut w, lang)?;
     }
@@ -590,4 +614,14 @@ fn server(
         writeln!(w, "{}", trf(lang, "              fix: {}", &[&fix]))?;
     }
     Ok(())
+}
+
+/// An extra's name in `client.extras_cpu_s`, as the summary says it.
+fn extra_name(key: &str) -> &'static str {
+    match key {
+        "live_view" => "live view",
+        "live_page" => "live page",
+        "exporters" => "metrics exporters",
+        _ => "other",
+    }
 }

@@ -338,6 +338,13 @@ pub struct ClientLoad {
     pub busiest_thread: f64,
     /// A worker was busy ≥ 90%: the client may have limited the rate.
     pub saturated: bool,
+    /// What the client's own extras cost while the load ran, besides the
+    /// workers' `cpu_s`: CPU seconds of each one's threads, on their own
+    /// clocks (`live_view`: the terminal dashboard; `live_page`: the
+    /// browser page, up to the result; `exporters`: Prometheus and OTLP).
+    /// Absent when none ran, and in results from before it was recorded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extras_cpu_s: BTreeMap<String, f64>,
 }
 
 /// HdrHistogram V2 + deflate, base64; values in microseconds. Decode with
@@ -596,6 +603,7 @@ impl RunResult {
                 cpu_s: f.cpu_ns as f64 / 1e9,
                 busiest_thread: f.busiest_thread,
                 saturated,
+                extras_cpu_s: BTreeMap::new(),
             },
             server_software: f.server_software,
             tls: f.tls.clone(),

@@ -91,9 +91,22 @@ fn execute(a: &RunArgs, mut prepared: ::run::Prepared, monitored: usize) -> Resu
     let done = super::shard::execute(&start, prepared, observe, &stop);
     // The screen is back before anything else is printed (an error too),
     // so the summary stays in the scrollback.
-    let markers = watching.finish();
+    let (markers, view_cpu_s) = watching.finish();
     let mut done = done?;
     done.result.markers = markers;
+    // What watching the run cost, each extra on its own threads' clocks.
+    let extras = &mut done.result.client.extras_cpu_s;
+    let mut cost = |name: &str, cpu_s: Option<f64>| {
+        if let Some(s) = cpu_s {
+            extras.insert(name.to_string(), (s * 1e6).round() / 1e6);
+        }
+    };
+    cost("live_view", view_cpu_s);
+    cost("live_page", page.as_ref().map(dashboard::Page::cpu_s));
+    cost(
+        "exporters",
+        exporters.as_ref().map(export::Exporters::cpu_s),
+    );
     start.stamp(&mut done.result);
     // A closed stdout (yace run | head) must not lose the JSON result.
     let _ = report::text::summary_in(
@@ -346,15 +359,19 @@ impl Watching {
         }
     }
 
-    /// Puts the terminal back; the markers made on the dashboard.
-    fn finish(self) -> Vec<stats::Marker> {
+    /// Puts the terminal back; the markers made on the dashboard, and what
+    /// the dashboard cost (its CPU seconds; None without one).
+    fn finish(self) -> (Vec<stats::Marker>, Option<f64>) {
         match self {
-            Watching::Dashboard(d) => d.finish(),
+            Watching::Dashboard(d) => {
+                let (markers, cpu_s) = d.finish_costed();
+                (markers, Some(cpu_s))
+            }
             Watching::InPlace(l) => {
                 l.clear(std::io::stderr().lock());
-                Vec::new()
+                (Vec::new(), None)
             }
-            Watching::Nothing | Watching::Log(_) => Vec::new(),
+            Watching::Nothing | Watching::Log(_) => (Vec::new(), None),
         }
     }
 }

@@ -283,6 +283,14 @@ fn stalled_readers_change_neither_the_numbers_nor_the_end() {
         assert_eq!(u(&r, "summary.dropped"), 0, "page {with_page}");
         assert_eq!(u(&r, "summary.errors"), 0, "page {with_page}");
         assert_eq!(seen.requests, 900, "the server's count, page {with_page}");
+        // Serving the page is measured on its own thread's clock.
+        let cost = &r["client"]["extras_cpu_s"]["live_page"];
+        assert_eq!(
+            cost.as_f64().is_some_and(|c| c > 0.0),
+            with_page,
+            "{}",
+            r["client"]
+        );
         let d = r["summary"]["duration_s"].as_f64().unwrap();
         // (The last of 900 requests at 300/s is due at 2.997 s.)
         assert!(

@@ -152,6 +152,14 @@ fn the_prometheus_endpoint_parses_and_ends_on_the_results_counters() {
     );
     assert_eq!(f(&m, "yace_latency_seconds_count"), 600.0);
     assert_eq!(f(&m, "yace_responses_by_status_total{class=2xx}"), 600.0);
+    // What exporting cost, on the exporters' own thread clocks.
+    assert!(
+        r["client"]["extras_cpu_s"]["exporters"]
+            .as_f64()
+            .is_some_and(|c| c > 0.0),
+        "{}",
+        r["client"]
+    );
     assert!(text.contains("finished=\"true\""), "{text}");
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));

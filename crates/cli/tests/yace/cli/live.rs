@@ -480,6 +480,14 @@ fn watching_does_not_change_the_numbers() {
         assert_eq!(u(&r, "summary.dropped"), 0, "view {with_view}");
         assert_eq!(u(&r, "summary.responses"), 600, "view {with_view}");
         assert_eq!(seen.requests, 600, "the server's count, view {with_view}");
+        // What the view cost is measured on its own thread's clock, and
+        // said only when it ran.
+        let cost = &r["client"]["extras_cpu_s"]["live_view"];
+        if with_view {
+            assert!(cost.as_f64().is_some_and(|c| c > 0.0), "{}", r["client"]);
+        } else {
+            assert!(cost.is_null(), "{}", r["client"]);
+        }
         s.shutdown();
     }
 }
