@@ -27,23 +27,22 @@
 //! and on a panic.
 
 use crate::keys::Keys;
+use crate::screen::{self, Term};
 use crate::setup::Setup;
 use crate::view::{self, bar_text, clock, Look, Screen};
 use crate::watch::{per_s, Watch};
 use crossterm::event::{self, Event as Key, KeyCode, KeyEventKind, KeyModifiers};
-use crossterm::{cursor, execute, terminal};
-use ratatui::backend::CrosstermBackend;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Gauge, Paragraph};
-use ratatui::{Frame, Terminal};
+use ratatui::Frame;
 use report::lang::Lang;
 use stats::SecondRow;
-use std::io::{self, BufWriter, Stderr};
+use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -518,19 +517,6 @@ fn compact(f: &mut Frame, area: Rect, b: &Board, look: Look, head: &[String], ta
     f.render_widget(Paragraph::new(lines.split_off(keep)), area);
 }
 
-/// The terminal is in the view's state (raw, alternate screen): what the
-/// panic hook and `Drop` undo, once.
-static ACTIVE: AtomicBool = AtomicBool::new(false);
-static HOOK: Once = Once::new();
-
-fn restore() {
-    if ACTIVE.swap(false, Ordering::SeqCst) {
-        let mut e = io::stderr();
-        let _ = execute!(e, terminal::LeaveAlternateScreen, cursor::Show);
-        let _ = terminal::disable_raw_mode();
-    }
-}
-
 enum Event {
     Begin(Box<Begin>, Instant),
     Rows(Vec<SecondRow>),
@@ -564,36 +550,7 @@ impl Campaign {
         look: Look,
         on_stop: impl Fn() + Send + 'static,
     ) -> io::Result<Campaign> {
-        HOOK.call_once(|| {
-            let previous = std::panic::take_hook();
-            std::panic::set_hook(Box::new(move |info| {
-                restore();
-                previous(info);
-            }));
-        });
-        let (width, height) = terminal::size()?;
-        if width == 0 || height == 0 {
-            return Err(io::Error::other("the terminal has no size (0×0)"));
-        }
-        terminal::enable_raw_mode()?;
-        ACTIVE.store(true, Ordering::SeqCst);
-        let started = (|| {
-            let mut out = BufWriter::with_capacity(64 * 1024, io::stderr());
-            execute!(
-                out,
-                terminal::EnterAlternateScreen,
-                cursor::Hide,
-                terminal::Clear(terminal::ClearType::All)
-            )?;
-            Terminal::new(CrosstermBackend::new(out))
-        })();
-        let term = match started {
-            Ok(t) => t,
-            Err(e) => {
-                restore();
-                return Err(e);
-            }
-        };
+        let term = screen::enter()?;
         let (tx, rx) = mpsc::channel();
         let done = Arc::new(AtomicBool::new(false));
         let finished = done.clone();
@@ -649,7 +606,7 @@ impl Campaign {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        restore();
+        screen::restore();
     }
 }
 
@@ -658,8 +615,6 @@ impl Drop for Campaign {
         self.stop_thread();
     }
 }
-
-type Term = Terminal<CrosstermBackend<BufWriter<Stderr>>>;
 
 /// How often the drawing thread looks for events between frames.
 const TICK: Duration = Duration::from_millis(50);
@@ -864,7 +819,7 @@ mod tests {
     }
 
     fn render(b: &Board, now_s: f64, w: u16, h: u16) -> String {
-        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let mut t = ratatui::Terminal::new(TestBackend::new(w, h)).unwrap();
         t.draw(|f| draw(f, b, now_s, Look { color: false }))
             .unwrap();
         let buf = t.backend().buffer();

@@ -10,18 +10,16 @@
 //! dashboard is dropped (an error on the way out), and on a panic.
 
 use crate::keys::{Action, Keys, Steer};
+use crate::screen::{self, Term};
 use crate::setup::Setup;
 use crate::view::{self, Look, Screen};
 use crate::watch::Watch;
 use crossterm::event::{self, Event};
-use crossterm::{cursor, execute, terminal};
-use ratatui::backend::CrosstermBackend;
-use ratatui::Terminal;
 use stats::{Marker, SecondRow};
-use std::io::{self, BufWriter, Stderr};
+use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -29,20 +27,6 @@ use std::time::{Duration, Instant};
 pub const FRAME: Duration = Duration::from_millis(250);
 /// How often the drawing thread looks for the end of the run between frames.
 const TICK: Duration = Duration::from_millis(50);
-
-/// The terminal is in the dashboard's state (raw, alternate screen): what
-/// the panic hook and `Drop` undo, once.
-static ACTIVE: AtomicBool = AtomicBool::new(false);
-static HOOK: Once = Once::new();
-
-/// Puts the terminal back, if the dashboard had it.
-fn restore() {
-    if ACTIVE.swap(false, Ordering::SeqCst) {
-        let mut e = io::stderr();
-        let _ = execute!(e, terminal::LeaveAlternateScreen, cursor::Show);
-        let _ = terminal::disable_raw_mode();
-    }
-}
 
 /// Carries out a steering key; returns what it did, for the footer.
 /// Shared: the live page's buttons (`--dashboard-control`) call the same.
@@ -83,39 +67,7 @@ impl Dashboard {
         on_stop: impl Fn() + Send + 'static,
         on_steer: Option<OnSteer>,
     ) -> io::Result<Dashboard> {
-        HOOK.call_once(|| {
-            let previous = std::panic::take_hook();
-            std::panic::set_hook(Box::new(move |info| {
-                restore();
-                previous(info);
-            }));
-        });
-        // A pseudo-terminal nobody sized (0×0) would show nothing.
-        let (width, height) = terminal::size()?;
-        if width == 0 || height == 0 {
-            return Err(io::Error::other("the terminal has no size (0×0)"));
-        }
-        terminal::enable_raw_mode()?;
-        ACTIVE.store(true, Ordering::SeqCst);
-        let started = (|| {
-            let mut w = BufWriter::with_capacity(64 * 1024, io::stderr());
-            // Cleared here: ratatui's own clear asks the terminal where its
-            // cursor is, and a terminal that does not answer costs seconds.
-            execute!(
-                w,
-                terminal::EnterAlternateScreen,
-                cursor::Hide,
-                terminal::Clear(terminal::ClearType::All)
-            )?;
-            Terminal::new(CrosstermBackend::new(w))
-        })();
-        let term = match started {
-            Ok(t) => t,
-            Err(e) => {
-                restore();
-                return Err(e);
-            }
-        };
+        let term = screen::enter()?;
         let (tx, rx) = mpsc::channel();
         let done = Arc::new(AtomicBool::new(false));
         // Virtual users and connections are steered in users, not a rate.
@@ -172,7 +124,7 @@ impl Dashboard {
             .take()
             .and_then(|t| t.join().ok())
             .unwrap_or_default();
-        restore();
+        screen::restore();
         (markers, cpu_s + self.observe_cpu_s)
     }
 }
@@ -183,7 +135,7 @@ impl Drop for Dashboard {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
-        restore();
+        screen::restore();
     }
 }
 
@@ -200,8 +152,6 @@ struct Drawing {
     /// What the last steering key did.
     steered: Option<String>,
 }
-
-type Term = Terminal<CrosstermBackend<BufWriter<Stderr>>>;
 
 impl Drawing {
     fn run(

@@ -24,6 +24,7 @@ pub mod campaign;
 mod dashboard;
 pub mod keys;
 pub mod line;
+mod screen;
 mod setup;
 pub mod view;
 mod watch;

@@ -8,101 +8,11 @@
 //! summary are in the scrollback. Without a terminal the lines are as
 //! before: no escape codes.
 
+use crate::cli::pane::Pane;
 use crate::cli::{stderr, stdout, temp_path, yace};
 use crate::support::ServeProcess;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
-
-/// A tmux server of this test's own (its own socket, no user config),
-/// with one pane running `yace`; killed when dropped.
-struct Pane {
-    socket: PathBuf,
-}
-
-impl Pane {
-    /// Runs `yace ARGS` in a `width`×`height` pane with `TERM=term`; when
-    /// it ends, the pane prints `EXIT=<code>` and stays for reading.
-    fn start(name: &str, term: &str, args: &[&str]) -> Pane {
-        let socket = temp_path(&format!("tmux-campaign-{name}"));
-        let _ = std::fs::remove_file(&socket);
-        let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
-        let cmd = format!(
-            "env YACE_LANG=en TERM={term} {} {}; echo EXIT=$?; sleep 60",
-            env!("CARGO_BIN_EXE_yace"),
-            quoted.join(" ")
-        );
-        let pane = Pane { socket };
-        let out = pane
-            .tmux()
-            .args(["-f", "/dev/null", "new-session", "-d", "-s", "t"])
-            .args(["-x", "120", "-y", "36", &cmd])
-            .output()
-            .expect("tmux runs (Debian package tmux; scripts/test.sh installs it)");
-        assert!(out.status.success(), "tmux: {}", stderr(&out));
-        pane
-    }
-
-    fn tmux(&self) -> Command {
-        let mut c = Command::new("tmux");
-        c.arg("-S").arg(&self.socket);
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = self.tmux().args(args).output().unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "t"])
-    }
-
-    /// The screen and the scrollback above it.
-    fn scrollback(&self) -> String {
-        self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "t"])
-    }
-
-    fn alternate(&self) -> bool {
-        self.run(&["display", "-p", "-t", "t", "#{alternate_on}"])
-            .trim()
-            == "1"
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend(keys);
-        self.run(&args);
-    }
-
-    /// Waits (at most `secs`) until the screen satisfies `ok`; returns it.
-    fn wait(&self, secs: u64, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(secs);
-        loop {
-            let s = self.screen();
-            if ok(&s) {
-                return s;
-            }
-            assert!(Instant::now() < deadline, "no {what} on screen:\n{s}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn exit_code(&self, secs: u64) -> i32 {
-        let s = self.wait(secs, "EXIT=", |s| s.contains("EXIT="));
-        let at = s.find("EXIT=").unwrap() + 5;
-        s[at..].split_whitespace().next().unwrap().parse().unwrap()
-    }
-}
-
-impl Drop for Pane {
-    fn drop(&mut self) {
-        // Only this test's tmux server, on its own socket.
-        let _ = self.tmux().arg("kill-server").output();
-        let _ = std::fs::remove_file(&self.socket);
-    }
-}
 
 /// An experiment of 2 points × 1 repetition, `secs` s runs, against a
 /// pool of 8 workers × 10 ms.
@@ -151,7 +61,9 @@ fn the_lab_shows_run_k_of_n_the_time_left_and_each_points_verdict() {
     let dir = fresh_dir("campaign-lab-out");
     let pane = Pane::start(
         "lab",
-        "xterm-256color",
+        120,
+        36,
+        &[("TERM", "xterm-256color")],
         &[
             "lab",
             "run",
@@ -241,7 +153,9 @@ fn find_max_shows_each_trial_its_bracket_and_q_writes_what_it_has() {
     let url = serve.url("/pool?ms=10&workers=8&queue=4096");
     let pane = Pane::start(
         "findmax",
-        "xterm-256color",
+        120,
+        36,
+        &[("TERM", "xterm-256color")],
         &[
             "find-max",
             &url,
@@ -367,7 +281,9 @@ fn without_a_terminal_or_with_no_tui_the_lines_stay_as_they_were() {
     let dir = fresh_dir("campaign-notui-out");
     let pane = Pane::start(
         "notui",
-        "xterm-256color",
+        120,
+        36,
+        &[("TERM", "xterm-256color")],
         &[
             "lab",
             "run",

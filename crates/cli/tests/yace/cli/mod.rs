@@ -15,6 +15,7 @@ mod errors;
 mod export;
 mod foreground;
 mod live;
+mod pane;
 mod report;
 mod run;
 mod schema;
