@@ -408,6 +408,7 @@ pub fn draw(f: &mut Frame, b: &Board, now_s: f64, look: Look) {
         stopping: b.stopping,
         look,
         steered: None,
+        server: &[],
     };
     let [charts, now] =
         Layout::horizontal([Constraint::Min(30), Constraint::Length(NOW_WIDTH)]).areas(middle);

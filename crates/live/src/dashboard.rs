@@ -28,6 +28,10 @@ pub const FRAME: Duration = Duration::from_millis(250);
 /// How often the drawing thread looks for the end of the run between frames.
 const TICK: Duration = Duration::from_millis(50);
 
+/// The server now, as (label, value) lines for the Now panel (from the
+/// run's monitors; `run::Prepared::server_now`).
+pub type ServerNow = Box<dyn Fn() -> Vec<(String, String)> + Send>;
+
 /// Carries out a steering key; returns what it did, for the footer.
 /// Shared: the live page's buttons (`--dashboard-control`) call the same.
 pub type OnSteer = Arc<dyn Fn(Steer) -> String + Send + Sync>;
@@ -55,7 +59,7 @@ impl Dashboard {
         look: Look,
         on_stop: impl Fn() + Send + 'static,
     ) -> io::Result<Dashboard> {
-        Self::start_steering(setup, look, on_stop, None)
+        Self::start_steering(setup, look, on_stop, None, None)
     }
 
     /// [`Dashboard::start`], with the steering keys (`+`, `-`, `p`, `r`)
@@ -66,6 +70,7 @@ impl Dashboard {
         look: Look,
         on_stop: impl Fn() + Send + 'static,
         on_steer: Option<OnSteer>,
+        server: Option<ServerNow>,
     ) -> io::Result<Dashboard> {
         let term = screen::enter()?;
         let (tx, rx) = mpsc::channel();
@@ -82,6 +87,9 @@ impl Dashboard {
             start: Instant::now(),
             on_steer,
             steered: None,
+            server,
+            server_lines: Vec::new(),
+            server_read: None,
         };
         let finished = done.clone();
         let thread = std::thread::Builder::new()
@@ -151,6 +159,10 @@ struct Drawing {
     on_steer: Option<OnSteer>,
     /// What the last steering key did.
     steered: Option<String>,
+    /// The server's figures (monitored runs), read about once a second.
+    server: Option<ServerNow>,
+    server_lines: Vec<(String, String)>,
+    server_read: Option<Instant>,
 }
 
 impl Drawing {
@@ -210,7 +222,16 @@ impl Drawing {
         }
     }
 
-    fn draw(&self, term: &mut Term) -> io::Result<()> {
+    fn draw(&mut self, term: &mut Term) -> io::Result<()> {
+        if let Some(now) = &self.server {
+            if self
+                .server_read
+                .is_none_or(|t| t.elapsed() >= Duration::from_millis(900))
+            {
+                self.server_lines = now();
+                self.server_read = Some(Instant::now());
+            }
+        }
         let screen = Screen {
             setup: &self.setup,
             watch: &self.watch,
@@ -220,6 +241,7 @@ impl Drawing {
             stopping: self.stopping,
             look: self.look,
             steered: self.steered.as_deref(),
+            server: &self.server_lines,
         };
         term.draw(|f| view::draw(f, &screen)).map(|_| ())
     }

@@ -30,7 +30,7 @@ pub mod view;
 mod watch;
 
 pub use campaign::Campaign;
-pub use dashboard::{Dashboard, OnSteer, FRAME};
+pub use dashboard::{Dashboard, OnSteer, ServerNow, FRAME};
 pub use keys::Steer;
 pub use setup::{Setup, Shape};
 pub use view::Look;

@@ -123,6 +123,8 @@ pub struct Screen<'a> {
     pub look: Look,
     /// What the last steering key did.
     pub steered: Option<&'a str>,
+    /// The server now (monitored runs): (label, value) lines.
+    pub server: &'a [(String, String)],
 }
 
 /// Below these the charts are left out.
@@ -543,11 +545,11 @@ pub(crate) fn now_lines(s: &Screen) -> Vec<Line<'static>> {
     if w.dropped > 0 {
         put("dropped", count(w.dropped));
     }
-    if st.monitors > 0 {
-        put(
-            "server",
-            format!("{} monitor(s): in the summary", st.monitors),
-        );
+    for (label, value) in s.server {
+        put(label, value.clone());
+    }
+    if st.monitors > 0 && s.server.is_empty() {
+        put("server", "reading…".to_string());
     }
     out
 }

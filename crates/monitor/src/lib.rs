@@ -21,6 +21,7 @@ pub mod reading;
 
 mod diagnose;
 mod http;
+mod now;
 pub mod procfs;
 mod sampler;
 pub mod source;
@@ -28,7 +29,7 @@ pub mod spec;
 pub mod ssh;
 
 pub use diagnose::{conclude, CPU_SATURATED_PCT, TIME_WAIT_PILE};
-pub use sampler::{Config, Monitors, Running, MIN_INTERVAL, STRIKES};
+pub use sampler::{Config, Monitors, Peek, Running, MIN_INTERVAL, STRIKES};
 pub use spec::{Spec, FORMS};
 
 pub mod quiet;

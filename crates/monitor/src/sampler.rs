@@ -209,6 +209,14 @@ pub struct Running {
 }
 
 impl Running {
+    /// A handle that reads the latest samples while the run goes on (the
+    /// live view's server lines).
+    pub fn peek(&self) -> Peek {
+        Peek {
+            stores: self.stores.clone(),
+        }
+    }
+
     /// Stops sampling and returns the series (figures and diagnoses are
     /// added by [`crate::conclude`]). Returns at once: a source stuck in a
     /// read is left to end on its own timeout.
@@ -237,6 +245,28 @@ impl Running {
             sources,
             ..Default::default()
         }
+    }
+}
+
+/// The latest samples of running monitors, for the live view: each
+/// source's last two samples turned into series by the same code the
+/// result uses (a counter's rate needs two), summed up by
+/// [`crate::now::lines`].
+#[derive(Debug, Clone)]
+pub struct Peek {
+    stores: Vec<Arc<Mutex<Store>>>,
+}
+
+impl Peek {
+    /// The server now, as (label, value) lines; empty before two samples.
+    pub fn now(&self) -> Vec<(String, String)> {
+        let sources: Vec<stats::monitor::Source> = self
+            .stores
+            .iter()
+            .map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).tail(2))
+            .map(Store::into_series_exact)
+            .collect();
+        crate::now::lines(&sources)
     }
 }
 
@@ -277,6 +307,27 @@ impl Store {
             t: Vec::new(),
             names: Vec::new(),
             cols: Vec::new(),
+        }
+    }
+
+    /// A copy of the last `k` samples (the whole store's names).
+    fn tail(&self, k: usize) -> Store {
+        let from = self.t.len().saturating_sub(k);
+        Store {
+            spec: self.spec.clone(),
+            kind: self.kind,
+            label: self.label.clone(),
+            state: self.state,
+            error: None,
+            failures: 0,
+            cpu_s: None,
+            t: self.t[from..].to_vec(),
+            names: self.names.clone(),
+            cols: self
+                .cols
+                .iter()
+                .map(|c| c[from.min(c.len())..].to_vec())
+                .collect(),
         }
     }
 

@@ -159,6 +159,9 @@ pub struct Prepared {
     monitors: Option<monitor::Monitors>,
     /// The open model's rate, steerable while it runs ([`Prepared::steer`]).
     steer: Option<Arc<engine::Steer>>,
+    /// The running monitors' latest samples, once they start
+    /// ([`Prepared::server_now`]).
+    peek: Arc<std::sync::OnceLock<monitor::Peek>>,
 }
 
 /// Gets a job ready: raises the open-file limit if it can, checks this
@@ -247,6 +250,7 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
         spelling,
         monitors,
         steer: None,
+        peek: Arc::default(),
     })
 }
 
@@ -343,6 +347,18 @@ impl Prepared {
             self.steer = engine::Steer::for_plan(&self.plan).map(Arc::new);
         }
         self.steer.clone()
+    }
+
+    /// What the server looks like now, for a live view: (label, value)
+    /// lines from the monitors' latest samples, empty until they start and
+    /// have two; None when nothing is monitored.
+    #[allow(clippy::type_complexity)]
+    pub fn server_now(&self) -> Option<Box<dyn Fn() -> Vec<(String, String)> + Send>> {
+        self.monitors.as_ref()?;
+        let peek = self.peek.clone();
+        Some(Box::new(move || {
+            peek.get().map(monitor::Peek::now).unwrap_or_default()
+        }))
     }
 
     /// The steering timeline for the result, if the rate was steered.
@@ -465,6 +481,9 @@ impl Prepared {
         let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
         // The monitors' clock starts with the load's.
         let monitoring = monitors.map(monitor::Monitors::start);
+        if let Some(m) = &monitoring {
+            let _ = self.peek.set(m.peek());
+        }
         let epoch = engine::clock_ns();
         let addr = self.addr;
         let outputs = std::thread::scope(|s| {

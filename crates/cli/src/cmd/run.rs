@@ -335,6 +335,8 @@ impl Watching {
                 look,
                 move || stop.stop(StopCause::Interrupted),
                 on_steer,
+                // The server's figures, where monitored.
+                p.server_now(),
             ) {
                 Ok(d) => return Watching::Dashboard(d),
                 Err(e) => eprintln!(

@@ -66,6 +66,7 @@ fn a_full_screen_shows_charts_figures_errors_and_keys() {
         stopping: false,
         look: Look { color: true },
         steered: None,
+        server: &[],
     };
     let out = render(&s, 120, 36);
     for want in [
@@ -107,6 +108,7 @@ fn any_size_draws_without_panicking_down_to_one_cell() {
             stopping: false,
             look: Look { color },
             steered: None,
+            server: &[],
         };
         for (wd, ht) in [
             (0, 0),
@@ -144,6 +146,7 @@ fn a_small_window_keeps_the_progress_and_the_keys() {
         stopping: false,
         look: Look { color: false },
         steered: None,
+        server: &[],
     };
     let out = render(&s, 50, 6);
     assert!(out.contains("3s of 30s"), "{out}");
@@ -171,6 +174,7 @@ fn saturation_and_lag_are_said_as_soon_as_a_second_shows_them() {
         stopping: false,
         look: Look { color: true },
         steered: None,
+        server: &[],
     };
     let warn = warnings(&s);
     assert!(
@@ -207,4 +211,38 @@ fn clocks_read_as_people_read_them() {
     assert_eq!(clock(59.6), "1m00s");
     assert_eq!(clock(125.0), "2m05s");
     assert_eq!(clock(3720.0), "1h02m");
+}
+
+#[test]
+fn a_monitored_run_shows_the_server_now() {
+    let mut st = setup(Shape::Closed { connections: 50 });
+    st.monitors = 2;
+    let w = watch(5);
+    let keys = Keys::default();
+    let lines = [
+        ("server CPU".to_string(), "63% busy".to_string()),
+        ("fpm busy".to_string(), "8/8 busy".to_string()),
+    ];
+    let frame = |server: &[(String, String)]| {
+        render(
+            &Screen {
+                setup: &st,
+                watch: &w,
+                elapsed_s: 5.2,
+                markers: &[],
+                keys: &keys,
+                stopping: false,
+                look: Look { color: false },
+                steered: None,
+                server,
+            },
+            120,
+            36,
+        )
+    };
+    let out = frame(&lines);
+    assert!(out.contains("server CPU    63% busy"), "{out}");
+    assert!(out.contains("fpm busy      8/8 busy"), "{out}");
+    // Before the monitors have two samples, the panel says so.
+    assert!(frame(&[]).contains("server        reading…"));
 }

@@ -514,3 +514,30 @@ fn steering_keys_add_and_take_away_users_and_the_server_sees_each_one() {
     assert!(warnings.contains("7 users (+3)"), "{warnings}");
     s.shutdown();
 }
+
+#[test]
+fn a_monitored_run_shows_the_servers_figures_as_they_come() {
+    // --monitor system on this machine: the Now panel shows its CPU and
+    // load per CPU from the monitor's latest samples while the run goes.
+    let s = server();
+    let url = s.url();
+    let args = [
+        "run",
+        &url,
+        "-c",
+        "2",
+        "-d",
+        "4s",
+        "--monitor",
+        "system",
+        "--monitor-interval",
+        "250ms",
+    ];
+    let pane = Pane::start("monitored", 120, 36, &[("TERM", "xterm-256color")], &args);
+    let screen = pane.wait(10, "the server's figures", |s| {
+        s.contains("server CPU") && s.contains("% busy") && s.contains("load/CPU")
+    });
+    assert!(!screen.contains("reading…"), "{screen}");
+    assert_eq!(pane.exit_code(15), 0, "{}", pane.screen());
+    s.shutdown();
+}

@@ -190,7 +190,11 @@ fn goaway_after_n_requests_loses_and_repeats_nothing() {
         "-t",
         "1",
     ]);
-    assert!(out.status.success());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(n(&r, "summary.responses"), 1000, "{}", r["outcomes"]);
     assert_eq!(n(&r, "summary.errors"), 0, "{}", r["outcomes"]);
     let seen = support::settled(&s);
