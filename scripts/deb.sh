@@ -4,17 +4,53 @@
 # `yace man --out`, `yace completions`, so they always match it), then the
 # package is installed into a throwaway root with dpkg, run there (--version,
 # its man page, a short load test against its own embedded target) and
-# removed again. Nothing outside target/ and a temp folder is touched.
+# removed again. Nothing outside target/ and a temp folder is touched,
+# unless --system is given.
 #
 #   scripts/deb.sh            build target/debian/yace_VERSION-1_ARCH.deb and check it
+#   scripts/deb.sh --system   then also `dpkg -i` it on this system, as a user
+#                             would (root; CI does this), check it there and
+#                             purge it: `yace --version` names the commit, `man
+#                             yace-run` reads, bash completes with it, a short
+#                             run works; purged, /usr/bin/yace is gone. It
+#                             refuses to start if a yace package (or an
+#                             unpackaged /usr/bin/yace) is already there, and
+#                             purges its own package even when a check fails.
 #
 # Needs cargo-deb (`cargo install cargo-deb --locked`, from crates.io) and
 # dpkg (Debian, Ubuntu). The release build takes a few minutes (fat LTO).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+SYSTEM=0
+case "${1:-}" in
+    --system) SYSTEM=1 ;;
+    "") ;;
+    *) echo "usage: scripts/deb.sh [--system]" >&2; exit 2 ;;
+esac
+
 log() { printf '\n== %s\n' "$*"; }
 fail() { echo "scripts/deb.sh: $*" >&2; exit 1; }
+
+# --system: this system must have no yace of anyone else's, checked before
+# minutes go into the build, and again just before dpkg -i.
+no_yace_here() {
+    local status f
+    status=$(dpkg-query -W -f='${Status} ${Version}' yace 2>/dev/null || true)
+    case "$status" in
+        "" | "unknown ok not-installed"*) ;;
+        *) fail "a yace package is already on this system ($status): --system will not replace" \
+            "or remove someone's package. Remove it yourself (dpkg -r yace), or run without --system" ;;
+    esac
+    for f in /usr/bin/yace /usr/share/man/man1/yace.1.gz /usr/share/bash-completion/completions/yace; do
+        [ ! -e "$f" ] || fail "$f is already there (not from a yace package): --system will not overwrite it;" \
+            "move it away, or run without --system"
+    done
+}
+if [[ $SYSTEM == 1 ]]; then
+    [ "$(id -u)" = 0 ] || fail "--system installs with dpkg -i: run it as root"
+    no_yace_here
+fi
 
 command -v cargo-deb >/dev/null 2>&1 ||
     fail "cargo-deb is not installed: cargo install cargo-deb --locked"
@@ -64,7 +100,16 @@ echo "  every expected file is there ($(grep -c ' \./' <<<"$contents") entries)"
 
 log "dpkg -i into a throwaway root"
 root=$(mktemp -d "${TMPDIR:-/tmp}/yace-deb-root.XXXXXX")
-trap 'rm -rf "$root"' EXIT
+installed_here=0
+cleanup() {
+    # --system: a failed check still takes the package off this system.
+    if [[ $installed_here == 1 ]]; then
+        echo "scripts/deb.sh: purging the yace package this script installed" >&2
+        dpkg --purge yace >/dev/null || echo "scripts/deb.sh: dpkg --purge yace failed" >&2
+    fi
+    rm -rf "$root"
+}
+trap cleanup EXIT
 mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
 touch "$root/var/lib/dpkg/status"
 # The root has no libc6 of its own: its dependencies are this system's.
@@ -74,8 +119,10 @@ dpkg_root=(dpkg --root="$root" --log=/dev/null --force-not-root --force-depends
 "${dpkg_root[@]}" -s yace | sed -n 's/^\(Status\|Version\):/  &/p'
 installed="$root/usr/bin/yace"
 "$installed" --version
-man -l "$root/usr/share/man/man1/yace-import-access-log.1.gz" 2>/dev/null | grep -q -- '--replay' ||
-    fail "the installed man page does not read"
+# (Read whole before grep: `grep -q` quitting early would SIGPIPE the
+# reader, a failure under pipefail.)
+page_text=$(man -l "$root/usr/share/man/man1/yace-import-access-log.1.gz" 2>/dev/null || true)
+grep -q -- '--replay' <<<"$page_text" || fail "the installed man page does not read"
 bash -c "source '$root/usr/share/bash-completion/completions/yace'; complete -p yace" >/dev/null ||
     fail "bash cannot load the installed completions"
 "$installed" run -n 2000 -c 4 -q --json "$root/check.json" >/dev/null
@@ -90,5 +137,58 @@ log "dpkg -r"
 "${dpkg_root[@]}" -r yace
 [ ! -e "$installed" ] || fail "dpkg -r left $installed"
 echo "  removed"
+
+if [[ $SYSTEM == 1 ]]; then
+    log "dpkg -i on this system (--system)"
+    no_yace_here
+    installed_here=1
+    dpkg -i "$deb"
+    dpkg-query -W -f='  ${Package} ${Version}: ${Status}\n' yace
+    [ -x /usr/bin/yace ] || fail "dpkg -i did not install /usr/bin/yace"
+    version=$(/usr/bin/yace --version)
+    echo "  $version"
+    if commit=$(git rev-parse --short=12 HEAD 2>/dev/null); then
+        grep -qF "($commit, built " <<<"$version" ||
+            fail "the installed yace --version does not name the commit $commit: $version"
+    fi
+    page=/usr/share/man/man1/yace-run.1.gz
+    [ -f "$page" ] || fail "$page is not installed (does a path-exclude in /etc/dpkg/dpkg.cfg.d/ drop man pages?)"
+    if command -v man >/dev/null 2>&1; then
+        # man finds the page by its name, as a user types it.
+        page_text=$(LC_ALL=C MANPAGER=cat man yace-run 2>/dev/null || true)
+        grep -q -- '--rate' <<<"$page_text" || fail "man yace-run does not read"
+        echo "  man yace-run reads"
+    else
+        page_text=$(zcat "$page")
+        grep -q '^\.TH' <<<"$page_text" || fail "$page is not a man page"
+        echo "  $page is a man page (man is not installed here)"
+    fi
+    # bash-completion's loader reads completions/yace when `yace` is typed;
+    # the same file, sourced, completes `yace imp` to `import`.
+    words=$(bash -c 'source /usr/share/bash-completion/completions/yace &&
+        COMP_WORDS=(yace imp) COMP_CWORD=1 COMP_LINE="yace imp" COMP_POINT=8 &&
+        _yace yace imp yace && echo "${COMPREPLY[*]}"') ||
+        fail "bash cannot load /usr/share/bash-completion/completions/yace"
+    grep -qw import <<<"$words" || fail "bash completes \`yace imp\` to '$words', not import"
+    echo "  bash completes \`yace imp\` to: $words"
+    (cd "$root" && /usr/bin/yace run -n 2000 -c 4 -q --json "$root/system.json" >/dev/null)
+    python3 - "$root/system.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+assert s["responses"] == 2000 and s["errors"] == 0, s
+print(f"  /usr/bin/yace ran 2000 requests against its embedded target: {s['rps']:.0f} responses/s")
+EOF
+
+    log "dpkg --purge on this system"
+    dpkg --purge yace
+    installed_here=0
+    [ ! -e /usr/bin/yace ] || fail "dpkg --purge yace left /usr/bin/yace"
+    [ ! -e "$page" ] || fail "dpkg --purge yace left $page"
+    status=$(dpkg-query -W -f='${Status}' yace 2>/dev/null || true)
+    case "$status" in
+        "" | "unknown ok not-installed") echo "  removed: /usr/bin/yace is gone, dpkg knows no yace" ;;
+        *) fail "after dpkg --purge, dpkg still has yace: $status" ;;
+    esac
+fi
 
 log "package ready: $deb"

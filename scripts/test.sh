@@ -3,7 +3,7 @@
 # It does its own set-up on a fresh Debian machine: system packages the
 # tests and the benchmark smoke test need, then the crates (cargo fetches
 # them), then every gate: format, lints, docs, tests, fuzz smoke, benchmark
-# smoke.
+# smoke, and the Debian package installed with dpkg -i, run and purged.
 #
 #   scripts/test.sh           the full gate (CI): ~10 min warm, ~20 on a fresh
 #                             machine; needs apt (nginx, wrk, Apache, php-fpm,
@@ -157,5 +157,11 @@ QUICK=1 QUIET_WAIT=5 bench/run.sh
 
 log "benchmark smoke test (bench/connections.sh: 2,000 connections over 8 source addresses, 5 s)"
 CONNS=2000 DURATION=5 bench/connections.sh >/dev/null
+
+log "Debian package (scripts/deb.sh --system: cargo deb, then dpkg -i on this machine, checked, purged)"
+# The release binary is the benchmark's (the same build: no second one).
+# cargo-deb is pinned; a fresh machine builds it once (~1.5 min).
+command -v cargo-deb >/dev/null 2>&1 || cargo install cargo-deb --version 3.8.0 --locked
+scripts/deb.sh --system
 
 log "all gates passed"

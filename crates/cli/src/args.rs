@@ -1071,7 +1071,8 @@ pub const IMPORT_ACCESS_LOG_EXAMPLES: &str = "Examples:
   # nginx JSON (log_format … escape=json), or a log_format of your own
   yace import access-log access.json --format nginx-json
   yace import access-log access.log --format '$remote_addr [$time_local] \"$request\" $status $request_time'
-  zcat access.log.2.gz | yace import access-log - --methods GET,HEAD,POST --top 500
+  # logrotate's set, oldest first (gzip is read as it is)
+  yace import access-log access.log.2.gz access.log.1 access.log --methods GET,HEAD,POST --top 500
 
 Lines that do not read are counted and the first few shown (file:line) on
 standard error, with what was not replayed and why. Query values of
@@ -1088,9 +1089,11 @@ pub enum ReplayArg {
 
 #[derive(Debug, Args)]
 pub struct ImportAccessLogArgs {
-    /// The access log (`-`: standard input; a compressed one through zcat).
-    #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    /// The access log (`-`: standard input), plain or gzip-compressed
+    /// (`access.log.2.gz`); several are read in turn as one log (a rotated
+    /// set, oldest first).
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
 
     /// How its lines are written: combined (nginx's default, and
     /// Apache's), common, nginx-json, or an nginx log_format string.

@@ -29,7 +29,7 @@ pub mod shell;
 mod text;
 mod write;
 
-pub use access::{AccessLogOptions, LogFormat, Replay, MAX_TOP};
+pub use access::{AccessLogOptions, LogFile, LogFormat, Replay, MAX_TOP};
 pub use curl::{Body, Request};
 pub use har::HarOptions;
 
@@ -137,10 +137,19 @@ pub fn har(text: &str, options: &HarOptions) -> Result<Output, Error> {
 }
 
 /// Imports an access log, read from `input` a line at a time (memory does
-/// not grow with the log), as a replay plan.
+/// not grow with the log), as a replay plan. A gzip-compressed log is
+/// read as it is (told by its first bytes, 1f 8b, not its name).
 pub fn access_log(
     input: &mut dyn std::io::BufRead,
     options: &AccessLogOptions,
 ) -> Result<Output, Error> {
     access::import(input, options)
+}
+
+/// Imports several access logs, read in turn (a rotated set, oldest
+/// first: `access.log.2.gz access.log.1 access.log`), as one replay plan.
+/// Each may be gzip-compressed (told by its first bytes), as
+/// [`access_log`]'s input may.
+pub fn access_logs(files: Vec<LogFile>, options: &AccessLogOptions) -> Result<Output, Error> {
+    access::import_files(files, options)
 }

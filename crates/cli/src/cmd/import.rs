@@ -8,7 +8,7 @@ use crate::args::{
     ReplayArg,
 };
 use crate::{exit, Failure};
-use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read, Write};
 
 pub fn run(a: ImportArgs) -> Result<u8, Failure> {
     match a.command {
@@ -163,23 +163,42 @@ fn access_log(a: ImportAccessLogArgs) -> Result<u8, Failure> {
             problems.join("\nyace import access-log: ")
         )));
     }
-    let name = a.file.display().to_string();
-    let mut input: Box<dyn BufRead> = if name == "-" {
-        Box::new(BufReader::with_capacity(256 << 10, std::io::stdin()))
-    } else {
-        match std::fs::metadata(&a.file) {
-            Ok(m) if m.is_dir() => {
+    // Every file is opened before any is read: a missing one is named
+    // before minutes go into the others. Each is buffered (and, if it is
+    // gzip, decompressed) only when its turn comes.
+    let mut files = Vec::with_capacity(a.files.len());
+    let mut names = Vec::with_capacity(a.files.len());
+    for path in &a.files {
+        let name = path.display().to_string();
+        if name == "-" {
+            if names.iter().any(|n| n == "standard input") {
+                return Err(Failure::usage(
+                    "yace import access-log: - (standard input) is given twice; it can be read once",
+                ));
+            }
+            names.push("standard input".to_owned());
+            files.push(import::LogFile {
+                name: "standard input".to_owned(),
+                reader: Box::new(std::io::stdin()),
+            });
+            continue;
+        }
+        if let Ok(m) = std::fs::metadata(path) {
+            if m.is_dir() {
                 return Err(Failure::usage(format!(
                     "yace import access-log: {name} is a folder; give the log file"
-                )))
+                )));
             }
-            _ => {}
         }
-        let f = std::fs::File::open(&a.file).map_err(|e| {
+        let f = std::fs::File::open(path).map_err(|e| {
             Failure::usage(format!("yace import access-log: {name}: cannot read: {e}"))
         })?;
-        Box::new(BufReader::with_capacity(256 << 10, f))
-    };
+        names.push(name.clone());
+        files.push(import::LogFile {
+            name,
+            reader: Box::new(f),
+        });
+    }
     let mut options = import::AccessLogOptions::new(format.expect("checked above"));
     options.replay = match a.replay {
         ReplayArg::Mix => import::Replay::Mix,
@@ -195,12 +214,13 @@ fn access_log(a: ImportAccessLogArgs) -> Result<u8, Failure> {
     } else {
         import::Format::Toml
     };
-    options.source = if name == "-" {
-        "standard input".to_owned()
-    } else {
-        name
+    options.source = match names.as_slice() {
+        [one] => one.clone(),
+        [first @ .., last] if names.len() <= 3 => format!("{} and {last}", first.join(", ")),
+        [first, .., last] => format!("{first} … {last} ({} files)", names.len()),
+        [] => unreachable!("clap requires a FILE"),
     };
-    let output = import::access_log(&mut *input, &options)
+    let output = import::access_logs(files, &options)
         .map_err(|e| Failure::usage(format!("yace import access-log: {e}")))?;
     emit(&output)
 }

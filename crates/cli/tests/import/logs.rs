@@ -63,6 +63,92 @@ fn import_log(file: &Path, args: &[&str]) -> Output {
         .expect("run yace import access-log")
 }
 
+/// `data` compressed by the gzip command (`gzip -c`, as logrotate's
+/// `compress` runs it).
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut child = Command::new("gzip")
+        .arg("-c")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("gzip (the command)");
+    let mut stdin = child.stdin.take().unwrap();
+    let data = data.to_vec();
+    let feed = std::thread::spawn(move || stdin.write_all(&data));
+    let out = child.wait_with_output().unwrap();
+    feed.join().unwrap().unwrap();
+    assert!(out.status.success(), "gzip: {}", text(&out.stderr));
+    out.stdout
+}
+
+/// The log `path` gzipped (under a name that does not say so, and as
+/// logrotate names it), and cut in a rotated set (the older part
+/// gzipped, the newer plain, read oldest first): each imports to the
+/// plain log's plan and notes, byte for byte (its name aside; the rotated
+/// set's bad lines are sampled by its own files' names and lines).
+fn gzip_imports_as_plain(path: &Path, args: &[&str]) {
+    let plain = import_log(path, args);
+    assert!(plain.status.success(), "{}", text(&plain.stderr));
+    let name = path.display().to_string();
+    let file = path.file_name().unwrap().to_string_lossy().into_owned();
+    let same = |out: &Output, called: &str, what: &str| {
+        assert!(out.status.success(), "{what}: {}", text(&out.stderr));
+        assert_eq!(
+            text(&out.stdout).replace(called, &name),
+            text(&plain.stdout),
+            "{what}"
+        );
+        // Bad lines are sampled as `warning: FILE:LINE: …`.
+        let (err, plain_err) = (text(&out.stderr), text(&plain.stderr));
+        let unsampled = |t: &str, files: &[&str]| -> (String, usize) {
+            let sampled = |l: &&str| {
+                files
+                    .iter()
+                    .any(|f| l.starts_with(&format!("warning: {f}:")))
+            };
+            let n = t.lines().filter(sampled).count();
+            let rest: Vec<&str> = t.lines().filter(|l| !sampled(l)).collect();
+            (rest.join("\n").replace(called, &name), n)
+        };
+        let files: Vec<&str> = called.split(" and ").collect();
+        assert_eq!(
+            unsampled(&err, &files),
+            unsampled(&plain_err, &[name.as_str()]),
+            "{what}"
+        );
+        if files.len() == 1 {
+            assert_eq!(err.replace(called, &name), plain_err, "{what}");
+        }
+    };
+    let log = fs::read(path).unwrap();
+    let packed = gzip(&log);
+    assert_eq!(packed[..2], [0x1f, 0x8b]);
+    for called in [format!("{file}.1.gz"), format!("{file}.renamed")] {
+        let gz = temp_path(&called);
+        fs::write(&gz, &packed).unwrap();
+        same(&import_log(&gz, args), &gz.display().to_string(), &called);
+    }
+    let cut = log[..log.len() / 2]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .expect("a line in the first half")
+        + 1;
+    let (older, newer) = (
+        temp_path(&format!("{file}.2.gz")),
+        temp_path(&format!("newer-{file}")),
+    );
+    fs::write(&older, gzip(&log[..cut])).unwrap();
+    fs::write(&newer, &log[cut..]).unwrap();
+    let out = yace()
+        .args(["import", "access-log"])
+        .args([&older, &newer])
+        .args(args)
+        .output()
+        .unwrap();
+    let called = format!("{} and {}", older.display(), newer.display());
+    same(&out, &called, "a rotated set");
+}
+
 fn line_count(path: &Path) -> usize {
     fs::read(path)
         .map(|b| b.iter().filter(|&&c| c == b'\n').count())
@@ -217,6 +303,13 @@ fn logs_of_real_nginx_and_apache_import_in_every_format() {
             assert!(err.contains("less $request_time"), "{file}: {err}");
         }
     }
+
+    // Compressed by gzip, under any name, or rotated: the same plans.
+    gzip_imports_as_plain(&logs.join("apache-combined.log"), &["--format", "combined"]);
+    gzip_imports_as_plain(
+        &logs.join("nginx-json.log"),
+        &["--format", "nginx-json", "--replay", "timed"],
+    );
 
     // Every method, and a timed replay of the JSON log: its stages send
     // each request of the log once.
@@ -467,6 +560,56 @@ fn bad_lines_are_counted_and_sampled_with_their_line_numbers() {
     );
     assert!(err.contains("22 requests to replay"), "{err}");
     assert!(text(&out.stdout).contains("8 lines of the log did not read as combined"));
+    // Gzipped: the same bad lines, at the same line numbers.
+    gzip_imports_as_plain(&log, &[]);
+
+    // A gzip log cut short, or damaged: exit 2, the file and the byte
+    // named, nothing on standard output.
+    let mut big = String::new();
+    for _ in 0..300 {
+        big.push_str(&text_log);
+    }
+    let packed = gzip(big.as_bytes());
+    let gz = temp_path("cut.log.gz");
+    let cut = packed.len() * 2 / 3;
+    fs::write(&gz, &packed[..cut]).unwrap();
+    let out = import_log(&gz, &[]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.contains(&format!(
+            "yace import access-log: {}: cannot read line ",
+            gz.display()
+        )) && err.contains(&format!(
+            "the gzip data ends early, at byte {cut} of the file"
+        )),
+        "{err}"
+    );
+    let mut damaged = packed.clone();
+    for b in &mut damaged[cut - 100..cut] {
+        *b ^= 0x5a;
+    }
+    fs::write(&gz, &damaged).unwrap();
+    let out = import_log(&gz, &[]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.contains(&format!("{}: cannot read line ", gz.display()))
+            && err.contains("the gzip data is damaged at byte ")
+            && err.contains("`gzip -t FILE` checks a file"),
+        "{err}"
+    );
+    // A file of a rotated set that is not there: named, before any is read.
+    let out = yace()
+        .args(["import", "access-log"])
+        .arg(&log)
+        .arg("/nonexistent.log.1.gz")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/nonexistent.log.1.gz: cannot read"));
 
     // A wrong --format: nothing reads, exit 2, and the hint.
     let out = import_log(&log, &["--format", "nginx-json"]);

@@ -26,9 +26,14 @@
 //! or nginx's local time), the request (`request`, else `request_method` or
 //! `method` with `request_uri`, or `uri`/`path` and `args`/`query_string`),
 //! `status` and `request_time`.
+//!
+//! A log compressed with gzip (logrotate's `access.log.2.gz`) is read as
+//! it is, still as a stream ([`input`]); several logs (a rotated set) are
+//! read in turn into one plan, their bad lines named by file and line.
 
 mod file;
 mod format;
+mod input;
 mod tally;
 mod target;
 
@@ -39,7 +44,7 @@ use crate::{Error, Format, Output};
 use file::{Entry, Load, Plan, Stage};
 use format::{Line, Record};
 use std::collections::BTreeMap;
-use std::io::BufRead;
+use std::io::{BufRead, BufReader, Read};
 use tally::{Mix, Seconds, MAX_KEYS, MAX_SPAN_S};
 use target::{origin_form, redact, sample, SecretVars, TargetSkip, MAX_TARGET};
 
@@ -97,6 +102,26 @@ const DEFAULT_TOP: usize = 200;
 /// The most journeys a plan may have (a scenario's steps are numbered by
 /// a `u16`; past a few thousand, a mix is a list nobody reads).
 pub const MAX_TOP: usize = 10_000;
+/// One of the logs read in turn by [`access_logs`](crate::access_logs).
+pub struct LogFile<'a> {
+    /// Its name, in what the user is told (`access.log.1.gz:12: …`).
+    pub name: String,
+    /// Its bytes: text, or text compressed with gzip. Buffered here, when
+    /// its turn comes.
+    pub reader: Box<dyn Read + 'a>,
+}
+
+impl std::fmt::Debug for LogFile<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogFile")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What is read of a plain log at a time.
+const BUFFER: usize = 256 << 10;
+
 /// A line longer than this is a bad line (and is not kept whole).
 const MAX_LINE: usize = 64 << 10;
 /// Bad lines shown.
@@ -161,7 +186,10 @@ struct Tally {
     lines: u64,
     blank: u64,
     bad: u64,
-    samples: Vec<(u64, String, String)>,
+    /// The first bad lines: (file, line number, why, the line).
+    samples: Vec<(String, u64, String, String)>,
+    /// The name of the log being read.
+    file: String,
     skipped: Skipped,
     kept: u64,
     mix: Mix,
@@ -181,7 +209,8 @@ impl Tally {
     fn bad(&mut self, line_no: u64, why: String, line: &[u8]) {
         self.bad += 1;
         if self.samples.len() < SAMPLES {
-            self.samples.push((line_no, why, sample(line)));
+            self.samples
+                .push((self.file.clone(), line_no, why, sample(line)));
         }
     }
 
@@ -293,6 +322,28 @@ fn share(part: u64, whole: u64) -> String {
 
 /// Reads the log and writes the plan.
 pub(crate) fn import(input: &mut dyn BufRead, o: &AccessLogOptions) -> Result<Output, Error> {
+    check(o)?;
+    let mut t = Tally::default();
+    read(&mut t, Box::new(input), &o.source, o)?;
+    write(&t, o)
+}
+
+/// Reads the logs in turn and writes one plan of them all.
+pub(crate) fn import_files(files: Vec<LogFile>, o: &AccessLogOptions) -> Result<Output, Error> {
+    check(o)?;
+    if files.is_empty() {
+        return Err(Error::new("no log to read"));
+    }
+    let mut t = Tally::default();
+    for f in files {
+        let input = BufReader::with_capacity(BUFFER, f.reader);
+        read(&mut t, Box::new(input), &f.name, o)?;
+    }
+    write(&t, o)
+}
+
+/// The options a caller may have set wrong.
+fn check(o: &AccessLogOptions) -> Result<(), Error> {
     if !(o.speed.is_finite() && o.speed > 0.0) {
         return Err(Error::new(format!(
             "--speed {}: must be a number above 0 (2: twice as fast as the log)",
@@ -308,23 +359,28 @@ pub(crate) fn import(input: &mut dyn BufRead, o: &AccessLogOptions) -> Result<Ou
     if o.duration_ms == Some(0) {
         return Err(Error::new("--duration must be above 0"));
     }
-    let t = read(input, o)?;
-    write(&t, o)
+    Ok(())
 }
 
-/// Reads the log, a line at a time, into a [`Tally`].
-fn read(input: &mut dyn BufRead, o: &AccessLogOptions) -> Result<Tally, Error> {
-    let mut t = Tally::default();
+/// Reads the log `name`, a line at a time (decompressed first when it is
+/// gzip), into `t`.
+fn read(
+    t: &mut Tally,
+    input: Box<dyn BufRead + '_>,
+    name: &str,
+    o: &AccessLogOptions,
+) -> Result<(), Error> {
+    let mut input = input::open(input).map_err(|e| Error::new(format!("{name}: {}", e.message)))?;
+    t.file = name.to_owned();
     let mut buf = Vec::with_capacity(4096);
     let mut line_no = 0u64;
     loop {
-        let long = match read_line(input, &mut buf) {
+        let long = match read_line(&mut *input, &mut buf) {
             Ok(None) => break,
             Ok(Some(long)) => long,
             Err(e) => {
                 return Err(Error::new(format!(
-                    "{}: cannot read line {}: {e}",
-                    o.source,
+                    "{name}: cannot read line {}: {e}",
                     line_no + 1
                 )))
             }
@@ -346,7 +402,7 @@ fn read(input: &mut dyn BufRead, o: &AccessLogOptions) -> Result<Tally, Error> {
             Line::Request(r) => t.request(r, o, line_no, &buf),
         }
     }
-    Ok(t)
+    Ok(())
 }
 
 /// The plan, and what standard error says about it.
@@ -682,8 +738,8 @@ fn bad_lines(t: &Tally, o: &AccessLogOptions) -> Vec<String> {
             String::new()
         }
     )];
-    for (n, why, text) in &t.samples {
-        w.push(format!("{}:{n}: {why}: {text}", o.source));
+    for (file, n, why, text) in &t.samples {
+        w.push(format!("{file}:{n}: {why}: {text}"));
     }
     if t.bad * 2 > t.lines {
         w.push(

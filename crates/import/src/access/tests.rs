@@ -501,3 +501,172 @@ fn times_in_utc() {
     assert_eq!(utc(1_715_679_000), "2024-05-14 09:30:00");
     assert_eq!(utc(951_827_696), "2000-02-29 12:34:56");
 }
+
+/// `text` compressed by gzip, as one member.
+fn gz(text: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text).unwrap();
+    e.finish().unwrap()
+}
+
+/// A combined log of `n` lines over ten URLs and `n / 10` seconds, with a
+/// bad line every 97th.
+fn many_lines(n: usize) -> String {
+    let mut log = String::new();
+    for i in 0..n {
+        if i % 97 == 50 {
+            log.push_str("not a log line\n");
+            continue;
+        }
+        log.push_str(&format!(
+            "10.0.0.{} - - [14/May/2024:09:{:02}:{:02} +0000] \"GET /p/{} HTTP/1.1\" 200 5 \"-\" \"t\"\n",
+            i % 200,
+            i / 10 / 60,
+            i / 10 % 60,
+            i % 10
+        ));
+    }
+    log
+}
+
+/// A reader that hands out one byte at a time (a slow pipe).
+struct Trickle<'a>(&'a [u8]);
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.len().min(buf.len()).min(1);
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_gzip_log_reads_as_the_plain_one() {
+    let log = many_lines(3000);
+    for replay in [Replay::Mix, Replay::Timed] {
+        let mut o = opts("combined");
+        o.replay = replay;
+        let plain = run(&log, &o);
+        assert_eq!(plain.warnings.len(), 6, "{:?}", plain.warnings);
+        assert!(
+            plain.warnings[0].starts_with("31 of 3000 lines"),
+            "{:?}",
+            plain.warnings
+        );
+        let packed = gz(log.as_bytes());
+        let out = import(&mut &packed[..], &o).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out, plain);
+        // Two members, as `cat a.gz b.gz` or logrotate's copies make: read whole.
+        let (a, b) = log.split_at(log.len() / 3);
+        let mut two = gz(a.as_bytes());
+        two.extend(gz(b.as_bytes()));
+        let out = import(&mut &two[..], &o).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out, plain);
+        // A pipe that gives a byte at a time: the magic is still seen.
+        let mut slow = std::io::BufReader::with_capacity(1, Trickle(&packed));
+        let out = import(&mut slow, &o).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out, plain);
+    }
+}
+
+#[test]
+fn several_logs_read_in_turn_as_one() {
+    let log = many_lines(800);
+    let o = opts("combined");
+    let whole = run(&log, &o);
+    // Cut at a line's end: the older part gzipped, the newer plain.
+    let cut = log[..log.len() / 2].rfind('\n').unwrap() + 1;
+    let (old, new) = log.split_at(cut);
+    let old_lines = old.lines().count() as u64;
+    let packed = gz(old.as_bytes());
+    let files = vec![
+        LogFile {
+            name: "access.log.1.gz".to_owned(),
+            reader: Box::new(&packed[..]),
+        },
+        LogFile {
+            name: "access.log".to_owned(),
+            reader: Box::new(new.as_bytes()),
+        },
+    ];
+    let out = import_files(files, &o).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.text, whole.text);
+    assert_eq!(out.notes, whole.notes);
+    // Bad lines by file, and line of that file.
+    let bad: Vec<u64> = (0..800u64)
+        .filter(|i| i % 97 == 50)
+        .map(|i| i + 1)
+        .collect();
+    let mut want = Vec::new();
+    for n in &bad[..5] {
+        if *n <= old_lines {
+            want.push(format!("access.log.1.gz:{n}: "));
+        } else {
+            want.push(format!("access.log:{}: ", n - old_lines));
+        }
+    }
+    assert!(
+        want.iter().any(|w| w.starts_with("access.log:")),
+        "{want:?}"
+    );
+    for (w, got) in want.iter().zip(&out.warnings[1..]) {
+        assert!(got.starts_with(w), "{w} {got}");
+    }
+}
+
+#[test]
+fn a_damaged_gzip_log_is_an_error_with_its_byte() {
+    let log = many_lines(20_000);
+    let o = opts("combined");
+    let packed = gz(log.as_bytes());
+    // Cut short: the error says where the data ended.
+    let cut = packed.len() / 2;
+    let e = import(&mut &packed[..cut], &o).unwrap_err().message;
+    assert!(e.starts_with("access.log: cannot read line "), "{e}");
+    assert!(
+        e.contains(&format!(
+            "the gzip data ends early, at byte {cut} of the file"
+        )),
+        "{e}"
+    );
+    // A damaged block: the byte is where the decoder was, near the damage.
+    let mut bad = packed.clone();
+    for b in &mut bad[cut..cut + 64] {
+        *b = !*b;
+    }
+    let e = import(&mut &bad[..], &o).unwrap_err().message;
+    let at: u64 = e
+        .split("damaged at byte ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!(at as usize >= cut && at as usize <= cut + (64 << 10), "{e}");
+    assert!(e.contains("`gzip -t FILE` checks a file"), "{e}");
+    // The header only.
+    let e = import(&mut &packed[..5], &o).unwrap_err().message;
+    assert!(e.contains("the gzip data ends early, at byte"), "{e}");
+    // Other compressions are named, with the command that reads them.
+    for (magic, name) in [
+        (&b"\x28\xb5\x2f\xfd\x00"[..], "zstd"),
+        (b"\xfd7zXZ\x00\x00", "xz"),
+        (b"BZh91AY&SY", "bzip2"),
+    ] {
+        let e = import(&mut &magic[..], &o).unwrap_err().message;
+        assert!(
+            e.starts_with(&format!("access.log: compressed with {name}")),
+            "{e}"
+        );
+    }
+    // A log whose first line starts "BZh" is text.
+    let mut text = "BZh".to_owned();
+    text.push_str(&many_lines(3));
+    let out = import(&mut text.as_bytes(), &o).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.notes[0].contains("3 requests to replay"),
+        "{:?}",
+        out.notes
+    );
+}
