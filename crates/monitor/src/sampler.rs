@@ -251,7 +251,7 @@ impl Running {
 /// The latest samples of running monitors, for the live view: each
 /// source's last two samples turned into series by the same code the
 /// result uses (a counter's rate needs two), summed up by
-/// [`crate::now::lines`].
+/// the `now` module's lines.
 #[derive(Debug, Clone)]
 pub struct Peek {
     stores: Vec<Arc<Mutex<Store>>>,
