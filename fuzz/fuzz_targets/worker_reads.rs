@@ -88,6 +88,7 @@ fuzz_target!(|data: &[u8]| {
         secrets: Default::default(),
         limits: Default::default(),
         shard: None,
+        timer_slack: None,
     };
     let stop = AtomicBool::new(false);
     let t = Instant::now();
