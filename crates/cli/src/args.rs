@@ -80,6 +80,8 @@ pub const RUN_EXAMPLES: &str = "Examples:
   yace run URL --stages 30s:0-1000,60s:1000
   # open model, late requests sent anyway (wrk2's way)
   yace run URL --rate 5000 --late catch-up
+  # open model, each request at its own due time (least lag, more client CPU)
+  yace run URL --rate 1000 --timer-slack 0
   # 5000 virtual users ramped up over 50 s, one request every 5 s each
   yace run URL -u 5000 --ramp-up 50s -d 150s --pacing 5s
   yace run URL -c 50 -d 30s --threshold 'p99<200ms' --threshold 'errors<1%'
@@ -95,10 +97,13 @@ pub const RUN_EXAMPLES: &str = "Examples:
   # the sparkline and latency histogram in a pipe too
   yace run URL -d 30s --graphs | tee run.txt
   # a terminal shows the live dashboard (q stops, m marks a moment,
-  # + / - / p / r steer an open model's rate); the one-line progress instead:
+  # + / - / p / r steer the rate, or the number of users); the one-line
+  # progress instead:
   yace run URL -d 60s --no-tui
   # the same charts live in a browser (URL printed; 127.0.0.1 by default)
   yace run URL --rate 2000 -d 10m --dashboard
+  # ... with the page's buttons steering the run (a token is printed)
+  yace run URL --rate 2000 -d 10m --dashboard --dashboard-control
   # metrics out: Prometheus scrapes, or an OpenTelemetry collector receives
   yace run URL -d 10m --prometheus 127.0.0.1:9464
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 yace run URL -d 10m --otlp
@@ -110,6 +115,8 @@ pub const RUN_EXAMPLES: &str = "Examples:
   yace run URL --rate 30000 -d 60s --shard 0/3 --run-id shop-1 --start-at +30s --frame
   # HTTPS, verified against a CA file, one handshake per request
   yace run https://localhost:8443/ --cacert ca.pem --no-keepalive
+  # more connections than one address's ~28k ports: leave from 8 addresses
+  yace run URL -c 100000 -d 60s --source-addrs 127.0.0.2-127.0.0.9
   # HTTP/2: 1,000 requests in flight on 10 connections
   yace run https://localhost:8443/ --http2 -c 10 --streams 100
 
