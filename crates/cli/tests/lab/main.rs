@@ -242,7 +242,20 @@ fn identical_targets_show_no_difference() {
         .find(|c| c["metric"] == "throughput")
         .unwrap();
     assert_eq!(c["verdict"], "no_difference", "{text}");
-    assert!(text.contains("no significant difference"), "{text}");
+    // Identical sides still differ by chance: about one experiment in
+    // twenty finds a significant difference, then too small to matter
+    // (a 0.9% one came up once in CI, each "after" one response short).
+    // Both sentences are the no-difference verdict; neither claims one.
+    let line = text
+        .lines()
+        .find(|l| l.contains("throughput") && l.trim_start().starts_with("after"))
+        .unwrap_or_else(|| panic!("no comparison line: {text}"));
+    assert!(
+        line.contains("no significant difference")
+            || (line.contains("no meaningful difference")
+                && line.contains("not clearly beyond ±2%")),
+        "{text}"
+    );
 }
 
 #[test]
