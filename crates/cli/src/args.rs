@@ -209,8 +209,11 @@ pub struct RunArgs {
     /// Open model: how late a due request may go out so that requests due
     /// close together share one wake-up of the client: they are sent on a
     /// tick of this length. Latency still counts from when each was due, so
-    /// the slack shows in it (about half the tick on average). 0 sends each
-    /// request at its own due time: the least lag, more client CPU.
+    /// the slack shows in it (about half the tick on average). Between
+    /// ticks the client sleeps through responses and reads them at the next
+    /// tick, timed by the kernel's receive timestamps (HTTP/1.1). 0 sends
+    /// each request at its own due time and wakes for every response: the
+    /// least lag, more client CPU.
     #[arg(long = "timer-slack", value_name = "TIME", default_value = "500us")]
     pub timer_slack: String,
 

@@ -18,6 +18,33 @@ pub fn now_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// Sleeps until the monotonic clock reads `at_ns` (not woken by sockets).
+pub fn sleep_until(at_ns: u64) {
+    let ts = libc::timespec {
+        tv_sec: (at_ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (at_ns % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: ts is valid for the call; a null remainder is allowed with TIMER_ABSTIME.
+    unsafe {
+        libc::clock_nanosleep(
+            libc::CLOCK_MONOTONIC,
+            libc::TIMER_ABSTIME,
+            &ts,
+            std::ptr::null_mut(),
+        )
+    };
+}
+
+/// The calling thread's voluntary context switches so far: how many times
+/// it slept and was woken.
+pub fn thread_wakeups() -> u64 {
+    // SAFETY: an all-zero rusage is valid; getrusage fills it.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to an rusage; RUSAGE_THREAD is Linux's.
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    ru.ru_nvcsw as u64
+}
+
 /// CPU time used by the calling thread, in nanoseconds.
 pub fn thread_cpu_ns() -> u64 {
     let mut ts = libc::timespec {
@@ -268,6 +295,78 @@ pub fn read(fd: RawFd, buf: &mut [u8]) -> Result<usize, i32> {
     } else {
         Ok(r as usize)
     }
+}
+
+/// Reads like [`read`], and also returns the kernel's receive timestamp of
+/// the newest data read (`SO_TIMESTAMPNS`, on the realtime clock, in ns),
+/// when the socket has timestamps on ([`receive_stamps`]) and the kernel
+/// gave one.
+pub fn read_stamped(fd: RawFd, buf: &mut [u8]) -> Result<(usize, Option<u64>), i32> {
+    // Room for one SCM_TIMESTAMPNS (a timespec) with its header, aligned.
+    let mut control = [0u64; 8];
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr() as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
+    // SAFETY: an all-zero msghdr is a valid empty one; its pointers are set below.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+    msg.msg_controllen = std::mem::size_of_val(&control) as _;
+    // SAFETY: msg points at the live iovec (valid for buf.len() bytes) and
+    // control buffer for the whole call.
+    let r = unsafe { libc::recvmsg(fd, &mut msg, 0) };
+    if r < 0 {
+        return Err(errno());
+    }
+    let mut stamp = None;
+    // SAFETY: the CMSG_* macros walk the control buffer the kernel filled,
+    // within msg_controllen; a SCM_TIMESTAMPNS payload is one timespec,
+    // read unaligned.
+    unsafe {
+        let mut cm = libc::CMSG_FIRSTHDR(&msg);
+        while !cm.is_null() {
+            if (*cm).cmsg_level == libc::SOL_SOCKET && (*cm).cmsg_type == libc::SCM_TIMESTAMPNS {
+                let ts = std::ptr::read_unaligned(libc::CMSG_DATA(cm) as *const libc::timespec);
+                if ts.tv_sec > 0 {
+                    stamp = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+                }
+            }
+            cm = libc::CMSG_NXTHDR(&msg, cm);
+        }
+    }
+    Ok((r as usize, stamp))
+}
+
+/// Turns on the kernel's receive timestamps for a socket (see
+/// [`read_stamped`]).
+pub fn receive_stamps(fd: RawFd) -> io::Result<()> {
+    let on: libc::c_int = 1;
+    // SAFETY: a valid c_int option value of the right length.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_TIMESTAMPNS,
+            &on as *const libc::c_int as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    })
+    .map(drop)
+}
+
+/// The realtime clock minus the monotonic one, in ns: turns a kernel
+/// receive timestamp into the monotonic clock's time.
+pub fn realtime_offset_ns() -> i64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid pointer to a timespec; CLOCK_REALTIME always exists.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    let real = ts.tv_sec * 1_000_000_000 + ts.tv_nsec;
+    real - now_ns() as i64
 }
 
 /// Whether the socket holds bytes to read, without reading them.

@@ -362,12 +362,16 @@ pub(crate) fn flush(tls: &mut rustls::ClientConnection, fd: RawFd) -> io::Result
 /// fed in turns, moving the plaintext out into `buf` between them; it fits,
 /// as plaintext is never longer than its ciphertext and `buf` is as large
 /// as `cipher`.
+///
+/// `stamp`: when given, the socket is read with its kernel receive
+/// timestamp ([`crate::sys::read_stamped`]), kept there when there is one.
 pub(crate) fn read_plain(
     tls: &mut rustls::ClientConnection,
     fd: RawFd,
     drained: &mut bool,
     buf: &mut [u8],
     cipher: &mut [u8],
+    mut stamp: Option<&mut Option<u64>>,
 ) -> Result<Result<usize, i32>, crate::Outcome> {
     debug_assert!(buf.len() >= cipher.len());
     loop {
@@ -381,7 +385,16 @@ pub(crate) fn read_plain(
             *drained = false;
             return Ok(Err(libc::EAGAIN));
         }
-        let n = match crate::sys::read(fd, cipher) {
+        let read = match stamp {
+            Some(ref mut at) => crate::sys::read_stamped(fd, cipher).map(|(n, t)| {
+                if t.is_some() {
+                    **at = t;
+                }
+                n
+            }),
+            None => crate::sys::read(fd, cipher),
+        };
+        let n = match read {
             Ok(0) => return Ok(Ok(0)),
             Ok(n) => n,
             Err(e) => return Ok(Err(e)),

@@ -265,6 +265,8 @@ pub(crate) fn results(shards: &[Input]) -> Result<RunResult, String> {
         .map(|r| r.client.busiest_thread)
         .fold(0.0, f64::max);
     c.saturated = rs.iter().any(|r| r.client.saturated);
+    // Every shard's count, or none: a partial sum would mislead.
+    c.wakeups = rs.iter().map(|r| r.client.wakeups).sum();
     m.server_software = rs.iter().find_map(|r| r.server_software.clone());
     if let Some(t) = &mut m.tls {
         t.resumed_handshakes = rs

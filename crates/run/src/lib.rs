@@ -515,6 +515,7 @@ impl Prepared {
 
         let mut totals = Totals::default();
         let mut cpu_ns = 0;
+        let mut wakeups = 0;
         let mut busiest: f64 = 0.0;
         let mut opened = 0;
         let mut not_yet_due = Some(0);
@@ -537,6 +538,7 @@ impl Prepared {
             flows.push(f);
             totals.merge(&rec.totals);
             cpu_ns += rep.cpu_ns;
+            wakeups += rep.wakeups;
             busiest = busiest.max(rep.cpu_ns as f64 / rep.wall_ns.max(1) as f64);
             opened += rep.connections_opened;
             not_yet_due = not_yet_due.zip(rep.not_yet_due).map(|(a, b)| a + b);
@@ -608,6 +610,7 @@ impl Prepared {
             },
             self.spelling,
         );
+        result.client.wakeups = Some(wakeups);
         if result
             .outcomes
             .get(&engine::Outcome::ClientResource)

@@ -345,6 +345,12 @@ pub struct ClientLoad {
     /// Absent when none ran, and in results from before it was recorded.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub extras_cpu_s: BTreeMap<String, f64>,
+    /// How many times the worker threads slept and were woken (their
+    /// voluntary context switches): on a virtual machine each costs more
+    /// than anything else the client does, so wake-ups per response says
+    /// how well the client batches its work. Absent from older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeups: Option<u64>,
 }
 
 /// HdrHistogram V2 + deflate, base64; values in microseconds. Decode with
@@ -604,6 +610,7 @@ impl RunResult {
                 busiest_thread: f.busiest_thread,
                 saturated,
                 extras_cpu_s: BTreeMap::new(),
+                wakeups: None,
             },
             server_software: f.server_software,
             tls: f.tls.clone(),

@@ -137,6 +137,70 @@ fn the_timer_slack_moves_when_requests_leave_never_how_many() {
 }
 
 #[test]
+fn a_tick_sleeps_through_responses_and_the_kernel_times_them() {
+    // 500/s for 2 s against a 20 ms page, over HTTP and HTTPS. With a
+    // 10 ms send tick the loop sleeps from tick to tick whatever arrives,
+    // and takes the responses that came meanwhile at the next one: about
+    // one wake-up a tick, where without a tick each request and each
+    // response wakes it. A response is timed by the kernel's receive
+    // timestamp, so its service time stays the page's 20 ms, not 20 ms
+    // plus the half tick it waited to be read on average.
+    let _g = serial();
+    for https in [false, true] {
+        let s = serve::Server::start(serve::Config {
+            threads: 1,
+            tls: https.then(|| serve::TlsIdentity::self_signed().unwrap()),
+            ..Default::default()
+        })
+        .unwrap();
+        let url = format!("{}sleep?ms=20", s.url());
+        let mut wakeups = Vec::new();
+        for slack in ["10ms", "0"] {
+            s.reset_stats();
+            let (out, r) = run(
+                "tick",
+                &[
+                    &url,
+                    "--rate",
+                    "500",
+                    "-d",
+                    "2s",
+                    "-c",
+                    "50",
+                    "--insecure",
+                    "--timer-slack",
+                    slack,
+                ],
+            );
+            let what = format!("https {https}, --timer-slack {slack}");
+            assert!(
+                out.status.success(),
+                "{what}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // All 1000 reach the server; those still on the page when the
+            // run ends (its last 20 ms) are cancelled.
+            assert_eq!(settled(&s).requests, 1000, "{what}");
+            let responses = n(&r, "summary.responses");
+            assert_eq!(responses + n(&r, "summary.cancelled"), 1000, "{what}");
+            assert!(responses >= 980, "{what}: {responses} responses");
+            let service_p50_us = pct(&r, "service", 50.0);
+            assert!(
+                (20_000.0..23_000.0).contains(&service_p50_us),
+                "{what}: service p50 {service_p50_us} µs"
+            );
+            wakeups.push(n(&r, "client.wakeups"));
+        }
+        // 200 ticks and the 100 ms gauge ticks, against about two a request.
+        let (tick, precise) = (wakeups[0], wakeups[1]);
+        assert!(
+            tick < 500 && tick * 3 < precise,
+            "https {https}: {tick} wake-ups with a 10 ms tick, {precise} without one"
+        );
+    }
+}
+
+#[test]
 fn two_hundred_per_second_holds_each_second() {
     let _g = serial();
     let s = server();

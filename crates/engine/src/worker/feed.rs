@@ -141,6 +141,11 @@ struct UserClock {
 }
 
 impl Feed {
+    /// The pool has a slot a due request could go on at once.
+    pub(super) fn has_free_slot(&self) -> bool {
+        matches!(self, Feed::Pool(p) if !p.idle.is_empty() || !p.closed.is_empty())
+    }
+
     /// The feed for `mode`; `order` gives the pool's slots in the order they
     /// are handed out (last first), as the transport wants them.
     pub(super) fn new(mode: Mode, order: impl FnOnce() -> Vec<u32>) -> Feed {

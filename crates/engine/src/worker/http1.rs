@@ -20,13 +20,17 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         let gen = c.gen.wrapping_add(1);
         match self.dial(idx, gen) {
             Ok((fd, how)) => {
+                if self.stamps {
+                    // Without them the loop wakes for every response (may_defer).
+                    self.stamps = sys::receive_stamps(fd).is_ok();
+                }
                 let c = &mut self.conns[idx];
                 c.gen = gen;
                 c.fd = fd;
                 match how {
                     Connecting::Done => self.connected(idx),
                     Connecting::Pending => {
-                        c.st = St::Connecting;
+                        c.enter(St::Connecting, &mut self.unsettled);
                         c.at.deadline = now + self.cfg.connect_timeout;
                     }
                 }
@@ -49,7 +53,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             Some(setup) => match setup.connection() {
                 Ok(tls) => {
                     c.tls = Some(tls);
-                    c.st = St::Handshaking;
+                    c.enter(St::Handshaking, &mut self.unsettled);
                     c.at.deadline = now + self.cfg.connect_timeout;
                     self.handshake(idx);
                 }
@@ -100,9 +104,9 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 c.job.written = req.len();
             }
             match crate::tls::flush(tls, c.fd) {
-                Ok(true) => c.st = St::Reading,
+                Ok(true) => c.enter(St::Reading, &mut self.unsettled),
                 Ok(false) => {
-                    c.st = St::Writing;
+                    c.enter(St::Writing, &mut self.unsettled);
                     self.quiet_out(idx, true);
                 }
                 Err(_) => self.write_failed(idx),
@@ -114,12 +118,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 Ok(n) => {
                     c.job.written += n;
                     if c.job.written == req.len() {
-                        c.st = St::Reading;
+                        c.enter(St::Reading, &mut self.unsettled);
                         return;
                     }
                 }
                 Err(libc::EAGAIN) => {
-                    c.st = St::Writing;
+                    c.enter(St::Writing, &mut self.unsettled);
                     self.quiet_out(idx, true);
                     return;
                 }
@@ -146,7 +150,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             return;
         }
         c.peer_closed = true;
-        c.st = St::Writing;
+        c.enter(St::Writing, &mut self.unsettled);
         self.readable(idx);
     }
 
@@ -161,8 +165,13 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     }
 
     /// HTTPS: the next plaintext from the connection into `self.buf`, as a
-    /// plain `read` would return it (see [`crate::tls::read_plain`]).
-    pub(super) fn tls_read(&mut self, idx: usize) -> Result<Result<usize, i32>, Outcome> {
+    /// plain `read` would return it (see [`crate::tls::read_plain`]); with
+    /// receive timestamps on, the newest socket read's is kept in `stamp`.
+    pub(super) fn tls_read(
+        &mut self,
+        idx: usize,
+        stamp: &mut Option<u64>,
+    ) -> Result<Result<usize, i32>, Outcome> {
         let c = &mut self.conns[idx];
         let tls = c.tls.as_mut().expect("a TLS connection");
         crate::tls::read_plain(
@@ -171,6 +180,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             &mut c.tls_drained,
             &mut self.buf,
             &mut self.cipher,
+            self.stamps.then_some(stamp),
         )
     }
 
@@ -179,6 +189,9 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         // A new event: whatever an earlier short read said, there may be more now.
         self.conns[idx].tls_drained = false;
         let mut reads = 0;
+        // The newest kernel receive timestamp read on this turn: plaintext
+        // rustls hands out later came in with it or before.
+        let mut stamp = None;
         loop {
             let gen = self.conns[idx].gen;
             if self.over_budget(&mut reads, idx, gen, sys::IN) {
@@ -187,7 +200,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             let fd = self.conns[idx].fd;
             let tls = self.conns[idx].tls.is_some();
             let r = if tls {
-                match self.tls_read(idx) {
+                match self.tls_read(idx, &mut stamp) {
                     Ok(r) => r,
                     Err(o) => {
                         let now = self.now();
@@ -196,10 +209,18 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                         return;
                     }
                 }
+            } else if self.stamps {
+                sys::read_stamped(fd, &mut self.buf).map(|(n, t)| {
+                    stamp = t.or(stamp);
+                    n
+                })
             } else {
                 sys::read(fd, &mut self.buf)
             };
             let now = self.now();
+            // When the bytes arrived: the kernel's stamp where the loop may
+            // have slept through their arrival, else now.
+            let at = stamp.map_or(now, |t| self.stamped(t, self.conns[idx].at.sent, now));
             match r {
                 Ok(0) => {
                     let c = &mut self.conns[idx];
@@ -225,7 +246,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 Ok(n) => {
                     let c = &mut self.conns[idx];
                     if c.at.first_byte == 0 {
-                        c.at.first_byte = now;
+                        c.at.first_byte = at;
                     }
                     c.job.bytes_in += n as u64;
                     if c.job.capture {
@@ -241,7 +262,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                                 && self.cfg.keepalive
                                 && !c.peer_closed
                                 && c.st == St::Reading;
-                            self.respond(idx, now, reuse);
+                            self.respond(idx, at, now, reuse);
                             return;
                         }
                         Ok(Progress::NeedMore) => {
@@ -274,9 +295,10 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         }
     }
 
-    /// A complete response: record it, then let the slot go on at once (no
-    /// trip through epoll) when its next request is due now.
-    pub(super) fn respond(&mut self, idx: usize, now: u64, reuse: bool) {
+    /// A complete response, its last bytes received at `end`: record it,
+    /// then let the slot go on at once (no trip through epoll) when its
+    /// next request is due `now`.
+    pub(super) fn respond(&mut self, idx: usize, end: u64, now: u64, reuse: bool) {
         if !self.captured_server {
             self.captured_server = true;
             self.report.server = self.conns[idx].parser.server.take();
@@ -285,7 +307,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         if !reuse {
             self.close(idx);
         }
-        self.complete(idx, Outcome::Response, now);
+        self.complete(idx, Outcome::Response, end);
         if self.ending || self.cfg.end_at.is_some_and(|e| now >= e) {
             return;
         }

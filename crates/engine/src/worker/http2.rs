@@ -232,7 +232,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             .saturating_add(self.cfg.request_timeout);
         let c = &mut self.conns[idx];
         c.place.seq = c.place.seq.wrapping_add(1);
-        c.st = St::Connecting;
+        c.enter(St::Connecting, &mut self.unsettled);
         c.at.deadline = now.saturating_add(wait);
         let seq = c.place.seq;
         let h = links_of(&mut self.transport);
@@ -367,7 +367,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             match conn.open(req, idx, c.job.capture) {
                 Ok(id) => {
                     opened = true;
-                    c.st = St::Reading;
+                    c.enter(St::Reading, &mut self.unsettled);
                     c.place.link = l as u32;
                     c.place.stream = id;
                     c.at.sent = now;
@@ -532,6 +532,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                     &mut link.tls_drained,
                     &mut self.buf,
                     &mut self.cipher,
+                    None,
                 ) {
                     Ok(r) => r,
                     Err(o) => {
@@ -771,7 +772,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         let c = &mut self.conns[idx];
         // `complete` reads reuse from `uses` as HTTP/1.1 counts it.
         c.uses = u32::from(prior > 0) + u32::from(outcome == Outcome::Response);
-        c.st = St::Closed;
+        c.enter(St::Closed, &mut self.unsettled);
         self.complete(idx, outcome, now);
         if self.links().streams == 1 && self.user_retired(idx) {
             self.h2_retire(idx);

@@ -103,6 +103,9 @@ pub(crate) struct WorkerConfig<'a> {
 pub struct WorkerReport {
     /// CPU time (user + system) this worker's thread used.
     pub cpu_ns: u64,
+    /// Times this worker's thread slept and was woken (voluntary context
+    /// switches) while it ran.
+    pub wakeups: u64,
     /// Wall time the worker ran.
     pub wall_ns: u64,
     /// The `Server` header of the worker's first response.
@@ -246,6 +249,15 @@ impl Conn {
             St::Connecting | St::Handshaking | St::Writing | St::Reading
         )
     }
+
+    /// Moves to state `st`, keeping `unsettled` (the worker's count of
+    /// slots waiting on a connect, a handshake or room to write) true.
+    #[inline]
+    fn enter(&mut self, st: St, unsettled: &mut usize) {
+        let waits = |st: St| matches!(st, St::Connecting | St::Handshaking | St::Writing);
+        *unsettled = *unsettled + usize::from(waits(st)) - usize::from(waits(self.st));
+        self.st = st;
+    }
 }
 
 pub(crate) struct Worker<'a, S: Sink, F: Flow> {
@@ -275,6 +287,18 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     unread: Vec<(u32, u32, u32)>,
     /// The steering version this worker's schedule follows.
     steer_seen: u64,
+    /// Slots waiting on a connect, a handshake or room to write: while
+    /// there are any, the loop must wake on their sockets.
+    unsettled: usize,
+    /// Responses are timed by the kernel's receive timestamps, so the loop
+    /// may sleep to the next send tick without waking for them (the open
+    /// model over HTTP/1.1 with a timer slack; design 014).
+    stamps: bool,
+    /// The realtime clock minus the monotonic one (ns), refreshed at every
+    /// 100 ms tick: turns receive timestamps into the run's time.
+    real_off: i64,
+    /// The last wait returned a full batch of events: more may be ready.
+    more_ready: bool,
 }
 
 /// How slots reach the server: the one choice the loop dispatches on
@@ -311,6 +335,8 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 Transport::Http1 => (0..n as u32).rev().collect(),
             },
         );
+        let stamps =
+            matches!(feed, Feed::Pool(_)) && matches!(transport, Transport::Http1) && cfg.slack > 0;
         let report = WorkerReport {
             visits: matches!(feed, Feed::Visits(_)).then_some(0),
             ..WorkerReport::default()
@@ -339,6 +365,10 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             transport,
             unread: Vec::new(),
             steer_seen: 0,
+            unsettled: 0,
+            stamps,
+            real_off: sys::realtime_offset_ns(),
+            more_ready: false,
             cfg,
         })
     }
@@ -373,6 +403,22 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         }
     }
 
+    /// The loop may sleep through responses to its next wake: they are
+    /// timed by the kernel, nothing waits on a connect, handshake or write,
+    /// and a request due before then has a free slot to go on.
+    #[inline]
+    fn may_defer(&self) -> bool {
+        self.stamps && self.unsettled == 0 && !self.more_ready && self.feed.has_free_slot()
+    }
+
+    /// A kernel receive timestamp (realtime ns) as the run's time, never
+    /// before `since` nor after `now`.
+    #[inline]
+    fn stamped(&self, real: u64, since: u64, now: u64) -> u64 {
+        let mono = real as i64 - self.real_off - self.cfg.epoch as i64;
+        (mono.max(0) as u64).clamp(since.min(now), now)
+    }
+
     #[inline]
     fn now(&self) -> u64 {
         sys::now_ns().saturating_sub(self.cfg.epoch)
@@ -382,6 +428,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     /// flag is raised; returns the sink, the flow and the worker's figures.
     pub fn run(mut self) -> (S, F, WorkerReport) {
         let cpu0 = sys::thread_cpu_ns();
+        let wakeups0 = sys::thread_wakeups();
         let wall0 = self.now();
         let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; EVENTS];
         let mut next_tick = 0;
@@ -397,6 +444,9 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                     cpu_ns: sys::thread_cpu_ns(),
                 });
                 self.sink.tick(now);
+                if self.stamps {
+                    self.real_off = sys::realtime_offset_ns();
+                }
                 next_tick = (now + TICK).min((now / SECOND + 1) * SECOND);
                 if self.cfg.stop.load(Ordering::Relaxed) {
                     self.report.stopped = true;
@@ -424,10 +474,20 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             } else {
                 0
             };
-            let n = match self.epoll.wait_ns(&mut events, timeout_ns) {
+            let n = if timeout_ns > 0 && self.may_defer() {
+                // Sleep to the next send tick whatever arrives, then take
+                // everything that did: one wake-up a tick, not one a
+                // response (their times are the kernel's stamps).
+                sys::sleep_until(self.cfg.epoch + wake);
+                self.epoll.wait_ns(&mut events, 0)
+            } else {
+                self.epoll.wait_ns(&mut events, timeout_ns)
+            };
+            let n = match n {
                 Ok(n) => n,
                 Err(_) => break,
             };
+            self.more_ready = n == events.len();
             for ev in &events[..n] {
                 let (idx, gen) = ((ev.u64 & 0xffff_ffff) as usize, (ev.u64 >> 32) as u32);
                 self.on_event(idx, gen, ev.events);
@@ -440,6 +500,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         }
         self.finish();
         self.report.cpu_ns = sys::thread_cpu_ns().saturating_sub(cpu0);
+        self.report.wakeups = sys::thread_wakeups().saturating_sub(wakeups0);
         self.report.wall_ns = self.now().saturating_sub(wall0);
         (self.sink, self.flow, self.report)
     }
@@ -502,7 +563,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             sys::close(c.fd);
             c.fd = -1;
         }
-        c.st = St::Closed;
+        c.enter(St::Closed, &mut self.unsettled);
     }
 
     /// Records the request on slot `idx` and frees the slot.
@@ -532,7 +593,10 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             detail: c.parser.detail,
             lenient: c.parser.lenient,
         };
-        c.st = if c.fd >= 0 { St::Idle } else { St::Closed };
+        c.enter(
+            if c.fd >= 0 { St::Idle } else { St::Closed },
+            &mut self.unsettled,
+        );
         self.sink.record(&s);
         // A flow that asked for the response gets it typed, built once
         // here whatever the transport: it never parses bytes itself.
@@ -580,7 +644,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                     c.fd = -1;
                 }
                 c.tls = None;
-                c.st = St::Closed;
+                c.enter(St::Closed, &mut self.unsettled);
                 self.complete(idx, Outcome::Cancelled, now);
             }
             self.close(idx);
