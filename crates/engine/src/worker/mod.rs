@@ -479,6 +479,13 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 // everything that did: one wake-up a tick, not one a
                 // response (their times are the kernel's stamps).
                 sys::sleep_until(self.cfg.epoch + wake);
+                // What this tick sends goes first, on the slots already
+                // free: reading the responses that came meanwhile would
+                // only make it later. (Not at the end: nothing is due then.)
+                let now = self.now();
+                if self.cfg.end_at.is_none_or(|e| now < e) {
+                    self.feed(now);
+                }
                 self.epoll.wait_ns(&mut events, 0)
             } else {
                 self.epoll.wait_ns(&mut events, timeout_ns)
