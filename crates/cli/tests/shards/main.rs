@@ -144,8 +144,13 @@ fn three_shards_start_together_and_merge_to_what_the_server_saw() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let m = merged.unwrap();
     schema_check(&m);
-    // Exactly the plan's 600 requests, all seen by the server.
-    assert_eq!(u(&m, "summary.responses"), 600);
+    // Exactly the plan's 600 requests, all seen by the server. The last
+    // is due 3.3 ms before the end: on a loaded machine its answer may
+    // come after it, and then it is cancelled, as every run does.
+    let summary = &m["summary"];
+    let responses = u(&m, "summary.responses");
+    assert_eq!(responses + u(&m, "summary.cancelled"), 600, "{summary}");
+    assert!(responses >= 597, "{summary}");
     assert_eq!(u(&m, "summary.planned"), 600);
     assert_eq!(u(&seen, "requests"), 600, "{seen}");
     assert_eq!(m["merge"]["complete"], true);
