@@ -6,24 +6,42 @@ use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::os::fd::RawFd;
 
-/// Nanoseconds on the monotonic clock (vDSO, no syscall).
+/// A timespec in nanoseconds.
 #[inline]
-pub fn now_ns() -> u64 {
+fn ns_of(ts: &libc::timespec) -> u64 {
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Nanoseconds as a timespec.
+#[inline]
+fn timespec_of(ns: u64) -> libc::timespec {
+    libc::timespec {
+        tv_sec: (ns / 1_000_000_000) as libc::time_t,
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    }
+}
+
+/// Nanoseconds on `clock` (the monotonic and thread clocks are vDSO calls).
+#[inline]
+fn read_clock(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: valid pointer to a timespec; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    // SAFETY: valid pointer to a timespec; the clocks asked for always exist on Linux.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ns_of(&ts)
+}
+
+/// Nanoseconds on the monotonic clock (vDSO, no syscall).
+#[inline]
+pub fn now_ns() -> u64 {
+    read_clock(libc::CLOCK_MONOTONIC)
 }
 
 /// Sleeps until the monotonic clock reads `at_ns` (not woken by sockets).
 pub fn sleep_until(at_ns: u64) {
-    let ts = libc::timespec {
-        tv_sec: (at_ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (at_ns % 1_000_000_000) as libc::c_long,
-    };
+    let ts = timespec_of(at_ns);
     // SAFETY: ts is valid for the call; a null remainder is allowed with TIMER_ABSTIME.
     unsafe {
         libc::clock_nanosleep(
@@ -47,13 +65,7 @@ pub fn thread_wakeups() -> u64 {
 
 /// CPU time used by the calling thread, in nanoseconds.
 pub fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: as above.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    read_clock(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
 fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
@@ -330,7 +342,7 @@ pub fn read_stamped(fd: RawFd, buf: &mut [u8]) -> Result<(usize, Option<u64>), i
             if (*cm).cmsg_level == libc::SOL_SOCKET && (*cm).cmsg_type == libc::SCM_TIMESTAMPNS {
                 let ts = std::ptr::read_unaligned(libc::CMSG_DATA(cm) as *const libc::timespec);
                 if ts.tv_sec > 0 {
-                    stamp = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+                    stamp = Some(ns_of(&ts));
                 }
             }
             cm = libc::CMSG_NXTHDR(&msg, cm);
@@ -359,14 +371,7 @@ pub fn receive_stamps(fd: RawFd) -> io::Result<()> {
 /// The realtime clock minus the monotonic one, in ns: turns a kernel
 /// receive timestamp into the monotonic clock's time.
 pub fn realtime_offset_ns() -> i64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid pointer to a timespec; CLOCK_REALTIME always exists.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
-    let real = ts.tv_sec * 1_000_000_000 + ts.tv_nsec;
-    real - now_ns() as i64
+    read_clock(libc::CLOCK_REALTIME) as i64 - now_ns() as i64
 }
 
 /// Whether the socket holds bytes to read, without reading them.
@@ -469,10 +474,7 @@ impl Epoll {
             let ms = timeout_ns.div_ceil(1_000_000).min(i32::MAX as u64) as i32;
             return self.wait(events, ms);
         }
-        let ts = libc::timespec {
-            tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
-            tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
-        };
+        let ts = timespec_of(timeout_ns);
         // SAFETY: events is a valid, writable buffer of that many entries;
         // ts lives across the call; a null sigmask leaves signals as they are.
         let r = unsafe {
