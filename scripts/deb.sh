@@ -125,13 +125,7 @@ page_text=$(man -l "$root/usr/share/man/man1/yace-import-access-log.1.gz" 2>/dev
 grep -q -- '--replay' <<<"$page_text" || fail "the installed man page does not read"
 bash -c "source '$root/usr/share/bash-completion/completions/yace'; complete -p yace" >/dev/null ||
     fail "bash cannot load the installed completions"
-"$installed" run -n 2000 -c 4 -q --json "$root/check.json" >/dev/null
-python3 - "$root/check.json" <<'EOF'
-import json, sys
-s = json.load(open(sys.argv[1]))["summary"]
-assert s["responses"] == 2000 and s["errors"] == 0, s
-print(f"  the installed yace ran 2000 requests against its embedded target: {s['rps']:.0f} responses/s")
-EOF
+scripts/check-run.sh "$installed" "$root/check.json" "the installed yace"
 
 log "dpkg -r"
 "${dpkg_root[@]}" -r yace
@@ -171,13 +165,7 @@ if [[ $SYSTEM == 1 ]]; then
         fail "bash cannot load /usr/share/bash-completion/completions/yace"
     grep -qw import <<<"$words" || fail "bash completes \`yace imp\` to '$words', not import"
     echo "  bash completes \`yace imp\` to: $words"
-    (cd "$root" && /usr/bin/yace run -n 2000 -c 4 -q --json "$root/system.json" >/dev/null)
-    python3 - "$root/system.json" <<'EOF'
-import json, sys
-s = json.load(open(sys.argv[1]))["summary"]
-assert s["responses"] == 2000 and s["errors"] == 0, s
-print(f"  /usr/bin/yace ran 2000 requests against its embedded target: {s['rps']:.0f} responses/s")
-EOF
+    (here=$PWD && cd "$root" && "$here/scripts/check-run.sh" /usr/bin/yace "$root/system.json" /usr/bin/yace)
 
     log "dpkg --purge on this system"
     dpkg --purge yace

@@ -21,11 +21,5 @@ echo "  $(($(date +%s) - start)) s"
 bin="$root/bin/yace"
 [ -x "$bin" ] || { echo "scripts/install.sh: no $bin" >&2; exit 1; }
 "$bin" --version
-"$bin" run -n 2000 -c 4 -q --json "$root/check.json" >/dev/null
-python3 - "$root/check.json" <<'EOF'
-import json, sys
-s = json.load(open(sys.argv[1]))["summary"]
-assert s["responses"] == 2000 and s["errors"] == 0, s
-print(f"  the installed yace ran 2000 requests against its embedded target: {s['rps']:.0f} responses/s")
-EOF
+scripts/check-run.sh "$bin" "$root/check.json" "the installed yace"
 printf '\n== cargo install works\n'

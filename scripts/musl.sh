@@ -42,12 +42,6 @@ log "runs"
 "$bin" --version
 out=$(mktemp "${TMPDIR:-/tmp}/yace-musl.XXXXXX.json")
 trap 'rm -f "$out"' EXIT
-"$bin" run -n 2000 -c 4 -q --json "$out" >/dev/null
-python3 - "$out" <<'EOF'
-import json, sys
-s = json.load(open(sys.argv[1]))["summary"]
-assert s["responses"] == 2000 and s["errors"] == 0, s
-print(f"  2000 requests against its embedded target: {s['rps']:.0f} responses/s")
-EOF
+scripts/check-run.sh "$bin" "$out" "the static binary"
 
 log "static binary ready: $bin"
