@@ -214,6 +214,13 @@ pub struct RunArgs {
     /// tick, timed by the kernel's receive timestamps (HTTP/1.1). 0 sends
     /// each request at its own due time and wakes for every response: the
     /// least lag, more client CPU.
+    ///
+    /// HTTP/2 with --streams and the closed model or virtual users: the
+    /// client works in rounds of 2% of the typical response time (at most
+    /// this slack; none under 2.5 ms responses), reading each connection
+    /// once and writing it once a round. A request's next send waits at
+    /// most a round; responses are timed by the kernel. 0: wake for every
+    /// arrival.
     #[arg(long = "timer-slack", value_name = "TIME", default_value = "500us")]
     pub timer_slack: String,
 

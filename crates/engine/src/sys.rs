@@ -278,9 +278,31 @@ pub fn abort(fd: RawFd) {
     close(fd);
 }
 
+thread_local! {
+    /// This thread's socket reads and writes (system calls, whatever they
+    /// returned): see [`thread_socket_calls`].
+    static SOCKET_CALLS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+#[inline]
+fn count_call(write: bool) {
+    SOCKET_CALLS.with(|c| {
+        let (r, w) = c.get();
+        c.set(if write { (r, w + 1) } else { (r + 1, w) });
+    });
+}
+
+/// The calling thread's socket reads and writes so far (every [`read`],
+/// [`read_stamped`] and [`send`], including those that would block):
+/// responses per read says how much each system call carried.
+pub fn thread_socket_calls() -> (u64, u64) {
+    SOCKET_CALLS.with(|c| c.get())
+}
+
 /// `send` without SIGPIPE. Returns bytes written or the errno.
 #[inline]
 pub fn send(fd: RawFd, buf: &[u8]) -> Result<usize, i32> {
+    count_call(true);
     // SAFETY: buf is valid for reads of buf.len() bytes.
     let r = unsafe {
         libc::send(
@@ -300,6 +322,7 @@ pub fn send(fd: RawFd, buf: &[u8]) -> Result<usize, i32> {
 /// `read` into buf. Returns bytes read (0 = end of file) or the errno.
 #[inline]
 pub fn read(fd: RawFd, buf: &mut [u8]) -> Result<usize, i32> {
+    count_call(false);
     // SAFETY: buf is valid for writes of buf.len() bytes.
     let r = unsafe { libc::read(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len()) };
     if r < 0 {
@@ -314,6 +337,7 @@ pub fn read(fd: RawFd, buf: &mut [u8]) -> Result<usize, i32> {
 /// when the socket has timestamps on ([`receive_stamps`]) and the kernel
 /// gave one.
 pub fn read_stamped(fd: RawFd, buf: &mut [u8]) -> Result<(usize, Option<u64>), i32> {
+    count_call(false);
     // Room for one SCM_TIMESTAMPNS (a timespec) with its header, aligned.
     let mut control = [0u64; 8];
     let mut iov = libc::iovec {

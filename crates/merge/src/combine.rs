@@ -267,6 +267,8 @@ pub(crate) fn results(shards: &[Input]) -> Result<RunResult, String> {
     c.saturated = rs.iter().any(|r| r.client.saturated);
     // Every shard's count, or none: a partial sum would mislead.
     c.wakeups = rs.iter().map(|r| r.client.wakeups).sum();
+    c.socket_reads = rs.iter().map(|r| r.client.socket_reads).sum();
+    c.socket_writes = rs.iter().map(|r| r.client.socket_writes).sum();
     m.server_software = rs.iter().find_map(|r| r.server_software.clone());
     if let Some(t) = &mut m.tls {
         t.resumed_handshakes = rs

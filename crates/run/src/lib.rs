@@ -516,6 +516,7 @@ impl Prepared {
         let mut totals = Totals::default();
         let mut cpu_ns = 0;
         let mut wakeups = 0;
+        let mut socket_calls = (0, 0);
         let mut busiest: f64 = 0.0;
         let mut opened = 0;
         let mut not_yet_due = Some(0);
@@ -539,6 +540,8 @@ impl Prepared {
             totals.merge(&rec.totals);
             cpu_ns += rep.cpu_ns;
             wakeups += rep.wakeups;
+            socket_calls.0 += rep.socket_reads;
+            socket_calls.1 += rep.socket_writes;
             busiest = busiest.max(rep.cpu_ns as f64 / rep.wall_ns.max(1) as f64);
             opened += rep.connections_opened;
             not_yet_due = not_yet_due.zip(rep.not_yet_due).map(|(a, b)| a + b);
@@ -611,6 +614,8 @@ impl Prepared {
             self.spelling,
         );
         result.client.wakeups = Some(wakeups);
+        result.client.socket_reads = Some(socket_calls.0);
+        result.client.socket_writes = Some(socket_calls.1);
         if result
             .outcomes
             .get(&engine::Outcome::ClientResource)

@@ -351,6 +351,14 @@ pub struct ClientLoad {
     /// how well the client batches its work. Absent from older results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wakeups: Option<u64>,
+    /// Socket reads (`read`/`recvmsg`) and writes (`send`) the worker
+    /// threads made, each call counted whatever it returned: responses per
+    /// read and per write say how much work each system call carried.
+    /// Absent from older results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub socket_reads: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub socket_writes: Option<u64>,
 }
 
 /// HdrHistogram V2 + deflate, base64; values in microseconds. Decode with
@@ -611,6 +619,8 @@ impl RunResult {
                 saturated,
                 extras_cpu_s: BTreeMap::new(),
                 wakeups: None,
+                socket_reads: None,
+                socket_writes: None,
             },
             server_software: f.server_software,
             tls: f.tls.clone(),

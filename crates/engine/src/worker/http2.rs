@@ -35,6 +35,14 @@ const MAX_TRIES: u8 = 3;
 const MAX_ROLLOVERS: u8 = 16;
 /// RFC 9113 §7: the stream was not processed; safe to retry.
 const REFUSED_STREAM: u32 = 0x7;
+/// Rounds (design 015): a round is at most this share of the typical
+/// response time (1/50: 2%), so the delay it adds to a request's next
+/// send, and to when its response is seen, stays within that share.
+const ROUND_SHARE: u64 = 50;
+/// Shorter rounds are not taken: a timer on a virtual machine overshoots
+/// by tens of µs, which would break the 2% bound (typical responses under
+/// 2.5 ms keep the loop waking for each read).
+const MIN_ROUND: u64 = 50_000;
 
 /// Why a stream is sent again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +151,12 @@ pub(super) struct Links {
     dirty: Vec<u32>,
     events: Vec<Ev>,
     scratch: Vec<u32>,
+    /// The loop may work in rounds (closed model or virtual users over
+    /// multiplexed connections, with a timer slack): sockets give kernel
+    /// receive timestamps, and `typical` learns the response time.
+    rounds: bool,
+    /// A moving average of the response time (sent to last byte), ns.
+    typical: u64,
 }
 
 impl Links {
@@ -158,7 +172,36 @@ impl Links {
             dirty: Vec::new(),
             events: Vec::new(),
             scratch: Vec::new(),
+            rounds: false,
+            typical: 0,
         }
+    }
+
+    /// Lets the loop work in rounds: only for many streams a connection
+    /// (one stream gains nothing from reading several responses at once).
+    pub(super) fn allow_rounds(&mut self) {
+        self.rounds = self.streams >= 2;
+    }
+
+    /// How long the loop may sleep before taking everything that arrived
+    /// (0: wake for each read): 2% of the typical response time, at most
+    /// `slack`, never under [`MIN_ROUND`].
+    pub(super) fn round(&self, slack: u64) -> u64 {
+        if !self.rounds {
+            return 0;
+        }
+        let r = (self.typical / ROUND_SHARE).min(slack);
+        if r < MIN_ROUND {
+            0
+        } else {
+            r
+        }
+    }
+
+    /// One more response time for the moving average (weight 1/16).
+    fn learn(&mut self, ns: u64) {
+        let t = self.typical as i64;
+        self.typical = (t + (ns as i64 - t) / 16).max(0) as u64;
     }
 
     /// Pool order for the open model: one stream of every connection before
@@ -203,6 +246,11 @@ impl Links {
 /// The HTTP/2 connections of a worker whose transport is HTTP/2: the code in
 /// this file runs only behind the loop's `Transport::Http2` dispatch, so the
 /// one way to get here without links is a bug in that dispatch.
+/// Whether HTTP/2 reads take kernel receive timestamps (rounds allowed).
+fn h_rounds(t: &Transport) -> bool {
+    matches!(t, Transport::Http2(h) if h.rounds)
+}
+
 fn links_of(t: &mut Transport) -> &mut Links {
     match t {
         Transport::Http2(links) => links,
@@ -256,7 +304,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         match self.dial(l, gen) {
             Ok((fd, how)) => {
                 let connect_timeout = self.cfg.connect_timeout;
-                let link = &mut self.links().store[l];
+                let h = self.links();
+                if h.rounds {
+                    // A round may sleep through arrivals: the kernel times them.
+                    h.rounds = sys::receive_stamps(fd).is_ok();
+                }
+                let link = &mut h.store[l];
                 link.gen = gen;
                 link.fd = fd;
                 match how {
@@ -515,6 +568,9 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         self.links().store[l].tls_drained = false;
         let mut reads = 0;
         let flags = sys::IN | if closing { sys::CLOSED } else { 0 };
+        // The newest kernel receive timestamp read on this turn (rounds).
+        let mut stamp = None;
+        let stamps = h_rounds(&self.transport);
         loop {
             if self.over_budget(&mut reads, l, gen, flags) {
                 return;
@@ -525,6 +581,10 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             }
             let tls = link.tls.is_some();
             let r = match link.tls.as_mut() {
+                None if stamps => sys::read_stamped(link.fd, &mut self.buf).map(|(n, t)| {
+                    stamp = t.or(stamp);
+                    n
+                }),
                 None => sys::read(link.fd, &mut self.buf),
                 Some(t) => match crate::tls::read_plain(
                     t,
@@ -532,7 +592,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                     &mut link.tls_drained,
                     &mut self.buf,
                     &mut self.cipher,
-                    None,
+                    stamps.then_some(&mut stamp),
                 ) {
                     Ok(r) => r,
                     Err(o) => {
@@ -549,7 +609,10 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                     return;
                 }
                 Ok(n) => {
-                    if !self.link_feed(l, n, now) {
+                    // When the bytes arrived: the kernel's stamp where a
+                    // round may have slept through their arrival, else now.
+                    let at = stamp.map_or(now, |t| self.stamped(t, 0, now));
+                    if !self.link_feed(l, n, at) {
                         return;
                     }
                     if n < self.buf.len() && !tls && !closing {
@@ -660,7 +723,17 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         }
     }
 
-    fn on_stream(&mut self, l: usize, ev: Ev, now: u64) {
+    /// `at`: when the bytes arrived (never before a stream's request left).
+    fn on_stream(&mut self, l: usize, ev: Ev, at: u64) {
+        let now = match ev {
+            Ev::Head { token, .. }
+            | Ev::Data { token, .. }
+            | Ev::End { token }
+            | Ev::Reset { token, .. }
+            | Ev::Malformed { token }
+            | Ev::Unprocessed { token } => at.max(self.conns[token as usize].at.sent),
+            Ev::GoAway => at,
+        };
         match ev {
             Ev::Head {
                 token,
@@ -769,6 +842,10 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             }
             _ => 0,
         };
+        if streaming && outcome == Outcome::Response {
+            let took = now.saturating_sub(self.conns[idx].at.sent);
+            self.links().learn(took);
+        }
         let c = &mut self.conns[idx];
         // `complete` reads reuse from `uses` as HTTP/1.1 counts it.
         c.uses = u32::from(prior > 0) + u32::from(outcome == Outcome::Response);
@@ -909,4 +986,48 @@ fn wire_len(req: &h2::Request) -> usize {
 fn keep(captured: &mut Vec<u8>, bytes: &[u8]) {
     let room = CAPTURE_MAX.saturating_sub(captured.len());
     captured.extend_from_slice(&bytes[..bytes.len().min(room)]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn links(streams: u32, typical_ms: u64) -> Links {
+        let req = h2::encode_request(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", false).unwrap();
+        let mut h = Links::new(streams, 200, false, req);
+        h.allow_rounds();
+        h.typical = typical_ms * 1_000_000;
+        h
+    }
+
+    #[test]
+    fn a_round_is_two_percent_of_the_typical_response_within_the_slack() {
+        let slack = 500_000;
+        // 7 ms: 140 µs; 100 ms: the slack's 500 µs.
+        assert_eq!(links(100, 7).round(slack), 140_000);
+        assert_eq!(links(100, 100).round(slack), slack);
+        // Under 2.5 ms a round would be shorter than a VM's timer overshoot.
+        assert_eq!(links(100, 2).round(slack), 0);
+        // Nothing learned yet, one stream a connection, or no slack: none.
+        assert_eq!(links(100, 0).round(slack), 0);
+        assert_eq!(links(1, 100).round(slack), 0);
+        assert_eq!(links(100, 100).round(0), 0);
+    }
+
+    #[test]
+    fn the_typical_response_time_follows_what_comes_back() {
+        let mut h = links(100, 0);
+        for _ in 0..100 {
+            h.learn(8_000_000);
+        }
+        assert!(
+            (7_900_000..=8_000_000).contains(&h.typical),
+            "{}",
+            h.typical
+        );
+        for _ in 0..100 {
+            h.learn(1_000_000);
+        }
+        assert!((1_000_000..1_100_000).contains(&h.typical), "{}", h.typical);
+    }
 }

@@ -106,6 +106,9 @@ pub struct WorkerReport {
     /// Times this worker's thread slept and was woken (voluntary context
     /// switches) while it ran.
     pub wakeups: u64,
+    /// Socket reads and writes (system calls) this worker's thread made.
+    pub socket_reads: u64,
+    pub socket_writes: u64,
     /// Wall time the worker ran.
     pub wall_ns: u64,
     /// The `Server` header of the worker's first response.
@@ -337,6 +340,12 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         );
         let stamps =
             matches!(feed, Feed::Pool(_)) && matches!(transport, Transport::Http1) && cfg.slack > 0;
+        let mut transport = transport;
+        if let (Transport::Http2(h), Feed::Users(_)) = (&mut transport, &feed) {
+            if cfg.slack > 0 {
+                h.allow_rounds();
+            }
+        }
         let report = WorkerReport {
             visits: matches!(feed, Feed::Visits(_)).then_some(0),
             ..WorkerReport::default()
@@ -429,6 +438,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     pub fn run(mut self) -> (S, F, WorkerReport) {
         let cpu0 = sys::thread_cpu_ns();
         let wakeups0 = sys::thread_wakeups();
+        let calls0 = sys::thread_socket_calls();
         let wall0 = self.now();
         let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; EVENTS];
         let mut next_tick = 0;
@@ -474,6 +484,12 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             } else {
                 0
             };
+            let round = match &self.transport {
+                Transport::Http2(h) if timeout_ns > 0 && !self.more_ready => {
+                    h.round(self.cfg.slack)
+                }
+                _ => 0,
+            };
             let n = if timeout_ns > 0 && self.may_defer() {
                 // Sleep to the next send tick whatever arrives, then take
                 // everything that did: one wake-up a tick, not one a
@@ -486,6 +502,12 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 if self.cfg.end_at.is_none_or(|e| now < e) {
                     self.feed(now);
                 }
+                self.epoll.wait_ns(&mut events, 0)
+            } else if round > 0 {
+                // HTTP/2 in rounds: sleep a round whatever arrives, then
+                // take everything that did — many responses a read, many
+                // requests a write (design 015).
+                sys::sleep_until(self.cfg.epoch + wake.min(now.saturating_add(round)));
                 self.epoll.wait_ns(&mut events, 0)
             } else {
                 self.epoll.wait_ns(&mut events, timeout_ns)
@@ -508,6 +530,9 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         self.finish();
         self.report.cpu_ns = sys::thread_cpu_ns().saturating_sub(cpu0);
         self.report.wakeups = sys::thread_wakeups().saturating_sub(wakeups0);
+        let calls = sys::thread_socket_calls();
+        self.report.socket_reads = calls.0.saturating_sub(calls0.0);
+        self.report.socket_writes = calls.1.saturating_sub(calls0.1);
         self.report.wall_ns = self.now().saturating_sub(wall0);
         (self.sink, self.flow, self.report)
     }
