@@ -136,6 +136,33 @@ fn the_timer_slack_moves_when_requests_leave_never_how_many() {
     assert_eq!(settled(&s).requests, 400, "nothing sent by the refused run");
 }
 
+/// An in-process server (HTTPS or not) and its 20 ms page.
+fn twenty_ms_page(https: bool) -> (serve::Server, String) {
+    let s = serve::Server::start(serve::Config {
+        threads: 1,
+        tls: https.then(|| serve::TlsIdentity::self_signed().unwrap()),
+        ..Default::default()
+    })
+    .unwrap();
+    let url = format!("{}sleep?ms=20", s.url());
+    (s, url)
+}
+
+/// Runs `args --insecure --timer-slack slack` against `s` (its counts
+/// reset first); the run must succeed.
+fn run_with_slack(s: &serve::Server, name: &str, args: &[&str], slack: &str, what: &str) -> Value {
+    s.reset_stats();
+    let mut all = args.to_vec();
+    all.extend(["--insecure", "--timer-slack", slack]);
+    let (out, r) = run(name, &all);
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    r
+}
+
 #[test]
 fn a_tick_sleeps_through_responses_and_the_kernel_times_them() {
     // 500/s for 2 s against a 20 ms page, over HTTP and HTTPS. With a
@@ -147,37 +174,12 @@ fn a_tick_sleeps_through_responses_and_the_kernel_times_them() {
     // plus the half tick it waited to be read on average.
     let _g = serial();
     for https in [false, true] {
-        let s = serve::Server::start(serve::Config {
-            threads: 1,
-            tls: https.then(|| serve::TlsIdentity::self_signed().unwrap()),
-            ..Default::default()
-        })
-        .unwrap();
-        let url = format!("{}sleep?ms=20", s.url());
+        let (s, url) = twenty_ms_page(https);
         let mut wakeups = Vec::new();
         for slack in ["10ms", "0"] {
-            s.reset_stats();
-            let (out, r) = run(
-                "tick",
-                &[
-                    &url,
-                    "--rate",
-                    "500",
-                    "-d",
-                    "2s",
-                    "-c",
-                    "50",
-                    "--insecure",
-                    "--timer-slack",
-                    slack,
-                ],
-            );
             let what = format!("https {https}, --timer-slack {slack}");
-            assert!(
-                out.status.success(),
-                "{what}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let args = [&url, "--rate", "500", "-d", "2s", "-c", "50"];
+            let r = run_with_slack(&s, "tick", &args, slack, &what);
             // All 1000 reach the server; those still on the page when the
             // run ends (its last 20 ms) are cancelled.
             assert_eq!(settled(&s).requests, 1000, "{what}");
@@ -211,38 +213,12 @@ fn http2_closed_model_works_in_rounds_and_the_kernel_times_them() {
     // receive timestamps keep the latency the page's (design 015).
     let _g = serial();
     for https in [false, true] {
-        let s = serve::Server::start(serve::Config {
-            threads: 1,
-            tls: https.then(|| serve::TlsIdentity::self_signed().unwrap()),
-            ..Default::default()
-        })
-        .unwrap();
-        let url = format!("{}sleep?ms=20", s.url());
+        let (s, url) = twenty_ms_page(https);
         let mut seen = Vec::new();
         for slack in ["500us", "0"] {
-            s.reset_stats();
-            let (out, r) = run(
-                "rounds",
-                &[
-                    &url,
-                    "--http2",
-                    "-c",
-                    "2",
-                    "--streams",
-                    "100",
-                    "-d",
-                    "2s",
-                    "--insecure",
-                    "--timer-slack",
-                    slack,
-                ],
-            );
             let what = format!("https {https}, --timer-slack {slack}");
-            assert!(
-                out.status.success(),
-                "{what}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let args = [&url, "--http2", "-c", "2", "--streams", "100", "-d", "2s"];
+            let r = run_with_slack(&s, "rounds", &args, slack, &what);
             // Every response is a request the server saw; what it saw
             // besides was in flight at the end (cancelled, sent or not).
             let responses = n(&r, "summary.responses");
