@@ -221,7 +221,7 @@ pub struct RunArgs {
     /// once and writing it once a round. A request's next send waits at
     /// most a round; responses are timed by the kernel. 0: wake for every
     /// arrival.
-    #[arg(long = "timer-slack", value_name = "TIME", default_value = "500us")]
+    #[arg(long = "timer-slack", value_name = "TIME", default_value = "750us")]
     pub timer_slack: String,
 
     /// Open model: how late a request may be before `--late drop` drops it.

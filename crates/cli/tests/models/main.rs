@@ -215,7 +215,7 @@ fn http2_closed_model_works_in_rounds_and_the_kernel_times_them() {
     for https in [false, true] {
         let (s, url) = twenty_ms_page(https);
         let mut seen = Vec::new();
-        for slack in ["500us", "0"] {
+        for slack in ["750us", "0"] {
             let what = format!("https {https}, --timer-slack {slack}");
             let args = [&url, "--http2", "-c", "2", "--streams", "100", "-d", "2s"];
             let r = run_with_slack(&s, "rounds", &args, slack, &what);
