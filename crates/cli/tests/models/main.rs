@@ -70,26 +70,20 @@ fn open_model_counts_are_exact_at_the_server() {
 
 #[test]
 fn the_timer_slack_moves_when_requests_leave_never_how_many() {
-    // 200/s for 2 s at three send ticks: the server sees exactly 400 each
-    // time, the plan records the tick, and with a 20 ms tick requests
-    // wait for it (half a tick late on average), which without a tick
-    // they do not.
+    // 200/s for 2 s at three send ticks (none, the default 750 µs, 20 ms):
+    // the server sees exactly 400 each time, the plan records the tick, and
+    // with a 20 ms tick requests wait for it (half a tick late on average),
+    // which without a tick they do not.
     let _g = serial();
     let s = server();
-    for slack in ["0", "500us", "20ms"] {
+    for slack in ["0", "default", "20ms"] {
         s.reset_stats();
-        let (out, r) = run(
-            "slack",
-            &[
-                &s.url(),
-                "--rate",
-                "200",
-                "-d",
-                "2s",
-                "--timer-slack",
-                slack,
-            ],
-        );
+        let url = s.url();
+        let mut args = vec![url.as_str(), "--rate", "200", "-d", "2s"];
+        if slack != "default" {
+            args.extend(["--timer-slack", slack]);
+        }
+        let (out, r) = run("slack", &args);
         assert!(
             out.status.success(),
             "{}",
@@ -100,7 +94,7 @@ fn the_timer_slack_moves_when_requests_leave_never_how_many() {
         assert_eq!(n(&r, "summary.dropped"), 0);
         let want_ns = match slack {
             "0" => 0,
-            "500us" => 500_000,
+            "default" => 750_000,
             _ => 20_000_000,
         };
         assert_eq!(n(&r, "plan.timer_slack"), want_ns, "recorded");
