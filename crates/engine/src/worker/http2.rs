@@ -243,14 +243,14 @@ impl Links {
     }
 }
 
-/// The HTTP/2 connections of a worker whose transport is HTTP/2: the code in
-/// this file runs only behind the loop's `Transport::Http2` dispatch, so the
-/// one way to get here without links is a bug in that dispatch.
 /// Whether HTTP/2 reads take kernel receive timestamps (rounds allowed).
 fn h_rounds(t: &Transport) -> bool {
     matches!(t, Transport::Http2(h) if h.rounds)
 }
 
+/// The HTTP/2 connections of a worker whose transport is HTTP/2: the code in
+/// this file runs only behind the loop's `Transport::Http2` dispatch, so the
+/// one way to get here without links is a bug in that dispatch.
 fn links_of(t: &mut Transport) -> &mut Links {
     match t {
         Transport::Http2(links) => links,

@@ -321,7 +321,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         let users = (0..n as u64)
             .map(|s| flow.user(cfg.user_base + s * cfg.user_stride))
             .collect();
-        let transport = match cfg.h2.take() {
+        let mut transport = match cfg.h2.take() {
             Some((streams, request)) => Transport::Http2(Box::new(http2::Links::new(
                 streams,
                 n,
@@ -340,7 +340,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         );
         let stamps =
             matches!(feed, Feed::Pool(_)) && matches!(transport, Transport::Http1) && cfg.slack > 0;
-        let mut transport = transport;
+        // HTTP/2's closed model and virtual users may work in rounds (design 015).
         if let (Transport::Http2(h), Feed::Users(_)) = (&mut transport, &feed) {
             if cfg.slack > 0 {
                 h.allow_rounds();
