@@ -375,6 +375,26 @@ pub fn read_stamped(fd: RawFd, buf: &mut [u8]) -> Result<(usize, Option<u64>), i
     Ok((r as usize, stamp))
 }
 
+/// Reads with [`read_stamped`] when `stamp` is given, keeping there the
+/// newest timestamp read (an older one stays when the kernel gave none),
+/// else with [`read`].
+#[inline]
+pub fn read_keeping_stamp(
+    fd: RawFd,
+    buf: &mut [u8],
+    stamp: Option<&mut Option<u64>>,
+) -> Result<usize, i32> {
+    match stamp {
+        Some(at) => read_stamped(fd, buf).map(|(n, t)| {
+            if t.is_some() {
+                *at = t;
+            }
+            n
+        }),
+        None => read(fd, buf),
+    }
+}
+
 /// Turns on the kernel's receive timestamps for a socket (see
 /// [`read_stamped`]).
 pub fn receive_stamps(fd: RawFd) -> io::Result<()> {

@@ -385,16 +385,7 @@ pub(crate) fn read_plain(
             *drained = false;
             return Ok(Err(libc::EAGAIN));
         }
-        let read = match stamp {
-            Some(ref mut at) => crate::sys::read_stamped(fd, cipher).map(|(n, t)| {
-                if t.is_some() {
-                    **at = t;
-                }
-                n
-            }),
-            None => crate::sys::read(fd, cipher),
-        };
-        let n = match read {
+        let n = match crate::sys::read_keeping_stamp(fd, cipher, stamp.as_deref_mut()) {
             Ok(0) => return Ok(Ok(0)),
             Ok(n) => n,
             Err(e) => return Ok(Err(e)),

@@ -20,10 +20,6 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         let gen = c.gen.wrapping_add(1);
         match self.dial(idx, gen) {
             Ok((fd, how)) => {
-                if self.stamps {
-                    // Without them the loop wakes for every response (may_defer).
-                    self.stamps = sys::receive_stamps(fd).is_ok();
-                }
                 let c = &mut self.conns[idx];
                 c.gen = gen;
                 c.fd = fd;
@@ -209,13 +205,8 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                         return;
                     }
                 }
-            } else if self.stamps {
-                sys::read_stamped(fd, &mut self.buf).map(|(n, t)| {
-                    stamp = t.or(stamp);
-                    n
-                })
             } else {
-                sys::read(fd, &mut self.buf)
+                sys::read_keeping_stamp(fd, &mut self.buf, self.stamps.then_some(&mut stamp))
             };
             let now = self.now();
             // When the bytes arrived: the kernel's stamp where the loop may

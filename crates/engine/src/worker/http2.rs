@@ -151,10 +151,6 @@ pub(super) struct Links {
     dirty: Vec<u32>,
     events: Vec<Ev>,
     scratch: Vec<u32>,
-    /// The loop may work in rounds (closed model or virtual users over
-    /// multiplexed connections, with a timer slack): sockets give kernel
-    /// receive timestamps, and `typical` learns the response time.
-    rounds: bool,
     /// A moving average of the response time (sent to last byte), ns.
     typical: u64,
 }
@@ -172,22 +168,22 @@ impl Links {
             dirty: Vec::new(),
             events: Vec::new(),
             scratch: Vec::new(),
-            rounds: false,
             typical: 0,
         }
     }
 
-    /// Lets the loop work in rounds: only for many streams a connection
-    /// (one stream gains nothing from reading several responses at once).
-    pub(super) fn allow_rounds(&mut self) {
-        self.rounds = self.streams >= 2;
+    /// Many streams a connection: the loop may work in rounds (one stream
+    /// gains nothing from reading several responses at once).
+    pub(super) fn multiplexed(&self) -> bool {
+        self.streams >= 2
     }
 
     /// How long the loop may sleep before taking everything that arrived
     /// (0: wake for each read): 2% of the typical response time, at most
-    /// `slack`, never under [`MIN_ROUND`].
+    /// `slack`, never under [`MIN_ROUND`]; none for one stream a connection.
+    /// Only with receive timestamps (the loop's `stamps`).
     pub(super) fn round(&self, slack: u64) -> u64 {
-        if !self.rounds {
+        if !self.multiplexed() {
             return 0;
         }
         let r = (self.typical / ROUND_SHARE).min(slack);
@@ -241,11 +237,6 @@ impl Links {
             self.dirty.push(l as u32);
         }
     }
-}
-
-/// Whether HTTP/2 reads take kernel receive timestamps (rounds allowed).
-fn h_rounds(t: &Transport) -> bool {
-    matches!(t, Transport::Http2(h) if h.rounds)
 }
 
 /// The HTTP/2 connections of a worker whose transport is HTTP/2: the code in
@@ -304,12 +295,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         match self.dial(l, gen) {
             Ok((fd, how)) => {
                 let connect_timeout = self.cfg.connect_timeout;
-                let h = self.links();
-                if h.rounds {
-                    // A round may sleep through arrivals: the kernel times them.
-                    h.rounds = sys::receive_stamps(fd).is_ok();
-                }
-                let link = &mut h.store[l];
+                let link = &mut self.links().store[l];
                 link.gen = gen;
                 link.fd = fd;
                 match how {
@@ -570,7 +556,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         let flags = sys::IN | if closing { sys::CLOSED } else { 0 };
         // The newest kernel receive timestamp read on this turn (rounds).
         let mut stamp = None;
-        let stamps = h_rounds(&self.transport);
+        let stamps = self.stamps;
         loop {
             if self.over_budget(&mut reads, l, gen, flags) {
                 return;
@@ -581,11 +567,9 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             }
             let tls = link.tls.is_some();
             let r = match link.tls.as_mut() {
-                None if stamps => sys::read_stamped(link.fd, &mut self.buf).map(|(n, t)| {
-                    stamp = t.or(stamp);
-                    n
-                }),
-                None => sys::read(link.fd, &mut self.buf),
+                None => {
+                    sys::read_keeping_stamp(link.fd, &mut self.buf, stamps.then_some(&mut stamp))
+                }
                 Some(t) => match crate::tls::read_plain(
                     t,
                     link.fd,
@@ -995,7 +979,6 @@ mod tests {
     fn links(streams: u32, typical_ms: u64) -> Links {
         let req = h2::encode_request(b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", false).unwrap();
         let mut h = Links::new(streams, 200, false, req);
-        h.allow_rounds();
         h.typical = typical_ms * 1_000_000;
         h
     }

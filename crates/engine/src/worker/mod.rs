@@ -294,8 +294,10 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     /// there are any, the loop must wake on their sockets.
     unsettled: usize,
     /// Responses are timed by the kernel's receive timestamps, so the loop
-    /// may sleep to the next send tick without waking for them (the open
-    /// model over HTTP/1.1 with a timer slack; design 014).
+    /// may sleep without waking for them: to the next send tick (the open
+    /// model over HTTP/1.1 with a timer slack; design 014), or a round
+    /// (HTTP/2's closed model and virtual users, many streams a connection;
+    /// design 015). Off for good if a socket refuses them.
     stamps: bool,
     /// The realtime clock minus the monotonic one (ns), refreshed at every
     /// 100 ms tick: turns receive timestamps into the run's time.
@@ -321,7 +323,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         let users = (0..n as u64)
             .map(|s| flow.user(cfg.user_base + s * cfg.user_stride))
             .collect();
-        let mut transport = match cfg.h2.take() {
+        let transport = match cfg.h2.take() {
             Some((streams, request)) => Transport::Http2(Box::new(http2::Links::new(
                 streams,
                 n,
@@ -338,14 +340,12 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 Transport::Http1 => (0..n as u32).rev().collect(),
             },
         );
-        let stamps =
-            matches!(feed, Feed::Pool(_)) && matches!(transport, Transport::Http1) && cfg.slack > 0;
-        // HTTP/2's closed model and virtual users may work in rounds (design 015).
-        if let (Transport::Http2(h), Feed::Users(_)) = (&mut transport, &feed) {
-            if cfg.slack > 0 {
-                h.allow_rounds();
-            }
-        }
+        let stamps = cfg.slack > 0
+            && match (&feed, &transport) {
+                (Feed::Pool(_), Transport::Http1) => true,
+                (Feed::Users(_), Transport::Http2(h)) => h.multiplexed(),
+                _ => false,
+            };
         let report = WorkerReport {
             visits: matches!(feed, Feed::Visits(_)).then_some(0),
             ..WorkerReport::default()
@@ -485,7 +485,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 0
             };
             let round = match &self.transport {
-                Transport::Http2(h) if timeout_ns > 0 && !self.more_ready => {
+                Transport::Http2(h) if self.stamps && timeout_ns > 0 && !self.more_ready => {
                     h.round(self.cfg.slack)
                 }
                 _ => 0,
@@ -566,12 +566,18 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     /// Opens a socket to the target and registers it with epoll as
     /// `token(idx, gen)`, for an HTTP/1.1 slot or an HTTP/2 connection; a
     /// failure is the waiting requests' outcome (the socket is closed).
-    fn dial(&self, idx: usize, gen: u32) -> Result<(RawFd, Connecting), Outcome> {
+    /// With `stamps`, the socket gets the kernel's receive timestamps; one
+    /// that refuses them turns them off for the worker (the loop then wakes
+    /// for every response).
+    fn dial(&mut self, idx: usize, gen: u32) -> Result<(RawFd, Connecting), Outcome> {
         let errno = |e: std::io::Error| io_connect_outcome(&e);
         // `--source-addrs`: dealt by the slot's (or link's) global index.
         let global = self.cfg.user_base + idx as u64 * self.cfg.user_stride;
         let source = plan::source::source_for(&self.cfg.socket.sources, global);
         let (fd, how) = sys::connect(&self.cfg.addr, self.cfg.socket, source).map_err(errno)?;
+        if self.stamps {
+            self.stamps = sys::receive_stamps(fd).is_ok();
+        }
         if let Err(e) = self.epoll.add(fd, token(idx, gen)) {
             sys::close(fd);
             return Err(errno(e));
