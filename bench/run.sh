@@ -8,9 +8,14 @@
 #   YACE=/path/to/yace bench/run.sh               # skip `cargo build`
 #
 # Environment (defaults in brackets):
-#   TOOLS     comma list of wrk,wrk2,yace,yace-slack0,yace-mon,yace-tui,yace-web,yace-prom,h2load [wrk,yace,h2load]
+#   TOOLS     comma list of wrk,wrk2,yace,yace-slack0,yace-mon,yace-tui,yace-web,yace-prom,floor,h2load [wrk,yace,h2load]
 #             (wrk2: the fixed-rate peer, in the fixed* modes; WRK2 names its
 #             binary — build it from https://github.com/giltene/wrk2 with make)
+#             (floor: bench/floor.c, built with cc, in the fixed* modes — yace's
+#             evenly spaced timetable and tick (FLOOR_TICK_US, 750) with
+#             nothing else: no parsing, no histogram, no epoll; what the
+#             timetable itself costs, below which no client keeping it can go;
+#             with it the report gives one sleep→wake's CPU on CPU 1)
 #             (yace-slack0: yace with --timer-slack 0, each request sent at
 #             its own due time — the other side of the fixed-rate trade-off)
 #             (yace-mon: yace with --monitor system, pid: and nginx: on —
@@ -80,13 +85,15 @@ DUR=${BASH_REMATCH[1]}
 IFS=, read -r -a TOOL_LIST <<<"$TOOLS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
 is_yace() { [[ $1 == yace || $1 == yace-slack0 || $1 == yace-mon || $1 == yace-tui || $1 == yace-web || $1 == yace-prom ]]; }
-for t in "${TOOL_LIST[@]}"; do is_yace "$t" || [[ $t == wrk || $t == wrk2 || $t == h2load ]] || die "unknown tool '$t' (wrk, wrk2, yace, yace-slack0, yace-mon, yace-tui, yace-web, yace-prom, h2load)"; done
+for t in "${TOOL_LIST[@]}"; do is_yace "$t" || [[ $t == wrk || $t == wrk2 || $t == floor || $t == h2load ]] || die "unknown tool '$t' (wrk, wrk2, yace, yace-slack0, yace-mon, yace-tui, yace-web, yace-prom, floor, h2load)"; done
 is_fixed() { [[ $1 =~ ^fixed([0-9]+)k(-c([0-9]+))?$ ]]; }
 for m in "${MODE_LIST[@]}"; do
     [[ $m == keepalive || $m == close || $m == conn10k || $m == https || $m == h2 ]] || is_fixed "$m" \
         || die "unknown mode '$m' (keepalive, close, conn10k, https, h2, fixed<K>k[-c<N>])"
 done
 WRK2=${WRK2:-wrk2}
+FLOOR_TICK_US=${FLOOR_TICK_US:-750}
+[[ $FLOOR_TICK_US =~ ^[0-9]+$ ]] || die "FLOOR_TICK_US must be whole microseconds, e.g. 750 (0: each request at its own due time)"
 [[ $H2_STREAMS =~ ^[0-9]+$ ]] && (( H2_STREAMS >= 1 )) || die 'H2_STREAMS must be a positive integer'
 has_tool() { [[ ",$TOOLS," == *",$1,"* ]]; }
 has_mode() { [[ ",$MODES," == *",$1,"* ]]; }
@@ -98,9 +105,10 @@ peer_for() {
 # Requests per second of a fixed-rate mode.
 rate_for() { [[ $1 =~ ^fixed([0-9]+)k ]] && echo $(( BASH_REMATCH[1] * 1000 )); }
 applies() {   # tool mode: does this tool run in this mode?
-    # The fixed-rate modes compare yace (both timer strategies) with wrk2.
-    if is_fixed "$2"; then [[ $1 == yace || $1 == yace-slack0 || $1 == wrk2 ]]; return; fi
-    [[ $1 != yace-slack0 ]] && { is_yace "$1" || [[ $1 == "$(peer_for "$2")" ]]; }
+    # The fixed-rate modes compare yace (both timer strategies) with wrk2,
+    # and with the floor of its timetable.
+    if is_fixed "$2"; then [[ $1 == yace || $1 == yace-slack0 || $1 == wrk2 || $1 == floor ]]; return; fi
+    [[ $1 != yace-slack0 && $1 != floor ]] && { is_yace "$1" || [[ $1 == "$(peer_for "$2")" ]]; }
 }
 
 # Connections per mode.
@@ -124,6 +132,7 @@ install_deps() {
     if has_tool wrk2; then
         command -v "$WRK2" >/dev/null 2>&1 || die "wrk2 not found (WRK2=$WRK2): it is not packaged; build it from source (git clone https://github.com/giltene/wrk2 && make) and set WRK2=/path/to/wrk2/wrk"
     fi
+    if has_tool floor; then command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev); fi
     if has_tool h2load && has_mode h2; then command -v h2load >/dev/null 2>&1 || missing+=(nghttp2-client); fi
     # GNU time (not the shell keyword): it accepts -f.
     /usr/bin/time -f '%U' true >/dev/null 2>&1 || missing+=(time)
@@ -185,6 +194,10 @@ else
     RESULTS_DIR=${RESULTS_DIR:-$BENCH_DIR/results}
 fi
 mkdir -p "$RESULTS_DIR"
+if has_tool floor; then
+    FLOOR="$OUT_DIR/floor"
+    cc -O2 -o "$FLOOR" "$BENCH_DIR/floor.c" || die "cc could not build bench/floor.c"
+fi
 
 NGX_DIR=$(mktemp -d /tmp/yace-bench-nginx.XXXXXX)
 chmod 755 "$NGX_DIR"                     # the worker may run as another user
@@ -335,6 +348,9 @@ client_cmd() {   # tool mode -> prints argv, one word per line
         h2load)
             printf '%s\n' taskset -c 1 h2load -t1 -c "$conns" -m "$H2_STREAMS" -D "$DUR" "$url"
             ;;
+        floor)
+            printf '%s\n' taskset -c 1 "$FLOOR" 127.0.0.1 "$PORT" "$(rate_for "$mode")" "$conns" "$DUR" "$FLOOR_TICK_US"
+            ;;
         wrk2)
             printf '%s\n' taskset -c 1 "$WRK2" -t1 "-c$conns" "-d${DUR}s" "-R$(rate_for "$mode")" "$url"
             ;;
@@ -421,13 +437,18 @@ quote_cmd() {   # shell-quote argv for the report, readably
     done
     printf '%s' "${out% }"
 }
+# voluntary context switches of the nginx worker so far: how often it slept
+# and was woken (a burst of requests wakes it once)
+nginx_wakeups() {
+    awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$NGINX_WORKER_PID/status"
+}
 # user+sys CPU seconds used so far by the nginx worker
 nginx_cpu() {
     awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz }' "/proc/$NGINX_WORKER_PID/stat"
 }
 
 RAW="$OUT_DIR/runs.tsv"
-printf 'mode\ttool\trep\tconns\twall_s\tserver_requests\tmid_active\tuser_s\tsys_s\tmaxrss_kb\trc\tquiet_cpu0\tquiet_cpu1\trun_cpu0\trun_cpu1\tnginx_cpu_s\twakeups\n' >"$RAW"
+printf 'mode\ttool\trep\tconns\twall_s\tserver_requests\tmid_active\tuser_s\tsys_s\tmaxrss_kb\trc\tquiet_cpu0\tquiet_cpu1\trun_cpu0\trun_cpu1\tnginx_cpu_s\twakeups\tserver_wakeups\n' >"$RAW"
 FAILED=0
 
 run_one() {
@@ -463,10 +484,11 @@ run_one() {
     fi
 
     log "run $tag: $(quote_cmd "${argv[@]}")"
-    local r_before r_after r_mid active_mid=NA reads=0 t0 t1 c_a c_b n_a n_b rc=0
+    local r_before r_after r_mid active_mid=NA reads=0 t0 t1 c_a c_b n_a n_b v_a v_b rc=0
     read -r _ r_before < <(stub) || die "$tag: stub_status read failed"
     c_a=$(cpu_ticks)
     n_a=$(nginx_cpu)
+    v_a=$(nginx_wakeups)
     t0=$(date +%s.%N)
     # Bounded: the client's own -d, and a hard timeout as a backstop.
     timeout -k 5 $(( DUR + 60 )) /usr/bin/time -o "$timef" -f '%U %S %M %e %w' "${argv[@]}" >"$clog" 2>&1 &
@@ -487,6 +509,7 @@ run_one() {
     t1=$(date +%s.%N)
     c_b=$(cpu_ticks)
     n_b=$(nginx_cpu)
+    v_b=$(nginx_wakeups)
     read -r _ r_after < <(stub) || die "$tag: stub_status read failed"
     reads=$((reads + 1))
 
@@ -514,9 +537,9 @@ run_one() {
             warn "$tag: CPU 1 was ${r1}% busy but the client used only $(awk -v o="$other" -v r="$r1" 'BEGIN { print r - o }')% of the wall time: something else ran on the client's CPU"
         fi
     fi
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
         "$mode" "$tool" "$rep" "$conns" "$wall" "$served" "$active_mid" "$u" "$s" "$m" "$rc" \
-        "$q0" "$q1" "$r0" "$r1" "$ngx_s" "${w:-NA}" >>"$RAW"
+        "$q0" "$q1" "$r0" "$r1" "$ngx_s" "${w:-NA}" "$(( v_b - v_a ))" >>"$RAW"
     log "  -> $served requests in ${wall}s, client cpu ${u}u+${s}s, maxrss ${m} KiB, mid-run conns $active_mid, cpu0 ${r0}% cpu1 ${r1}%"
 }
 
@@ -570,6 +593,7 @@ REPORT="$OUT_DIR/report.md"
     for mode in "${MODE_LIST[@]}"; do
         for tool in "${TOOL_LIST[@]}"; do
             applies "$tool" "$mode" || continue
+            CUR_TAG="$mode-$tool-N"   # the listing names a run's result by its rep
             mapfile -t argv < <(client_cmd "$tool" "$mode")
             echo "  - $mode / $tool: \`/usr/bin/time -f '%U %S %M %e %w' $(quote_cmd "${argv[@]}")\`"
         done
@@ -624,6 +648,9 @@ for mode in order_modes:
             # The whole client process's voluntary context switches (GNU
             # time's %w) per request: how often it slept and was woken.
             wpr=med([int(r["wakeups"]) / reqs(r) for r in ok if r.get("wakeups", "NA") not in ("NA", "", None)]),
+            # The nginx worker's, likewise: requests that arrive in a burst
+            # share one of its wake-ups (and the client pays for waking it).
+            swpr=med([int(r["server_wakeups"]) / reqs(r) for r in ok if r.get("server_wakeups", "NA") not in ("NA", "", None)]),
         )
 
 # What the extras cost on their own threads' clocks (client.extras_cpu_s),
@@ -641,12 +668,12 @@ def extras_share(r):
     total = float(r["user_s"]) + float(r["sys_s"])
     return None if cpu is None or total <= 0 else 100 * cpu / total
 
-print("| mode | conns | tool | ok runs | req/s (median) | req/CPU-s (median) | user µs/req | sys µs/req | wake-ups/req | peak RSS MiB | server-side conns mid-run | schedule lag p99 µs | yace/peer req/CPU-s |")
-print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+print("| mode | conns | tool | ok runs | req/s (median) | req/CPU-s (median) | user µs/req | sys µs/req | wake-ups/req | server wake-ups/req | peak RSS MiB | server-side conns mid-run | schedule lag p99 µs | yace/peer req/CPU-s |")
+print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for (mode, tool), st in stats.items():
     ratio = ""
     peer = stats.get((mode, "h2load" if mode == "h2" else "wrk2" if mode.startswith("fixed") else "wrk"))
-    if tool in ("yace", "yace-slack0", "yace-mon", "yace-tui", "yace-web", "yace-prom") and peer and peer["rpc"] and st["rpc"]:
+    if tool in ("yace", "yace-slack0", "yace-mon", "yace-tui", "yace-web", "yace-prom", "floor") and peer and peer["rpc"] and st["rpc"]:
         ratio = f"**{st['rpc'] / peer['rpc']:.3f}**"
         if mode.startswith("fixed"):
             ratio += f" (CPU {peer['rpc'] / st['rpc']:.2f}× wrk2's)"
@@ -663,10 +690,14 @@ for (mode, tool), st in stats.items():
     if tool == "yace-web" and plain and plain["rpc"] and st["rpc"]:
         ratio += f" (the live page and its reader cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
     print(f"| {mode} | {st['conns']} | {tool} | {st['runs']} | {fmt(st['rps'], ',.0f')} | {fmt(st['rpc'], ',.0f')} "
-          f"| {fmt(st['uus'], '.3f')} | {fmt(st['sus'], '.3f')} | {fmt(st['wpr'], '.2f')} | {fmt(st['rss'], '.1f')} | {fmt(st['act'], '.0f')} | {fmt(st['lag'], ',.0f')} | {ratio} |")
+          f"| {fmt(st['uus'], '.3f')} | {fmt(st['sus'], '.3f')} | {fmt(st['wpr'], '.2f')} | {fmt(st['swpr'], '.2f')} | {fmt(st['rss'], '.1f')} | {fmt(st['act'], '.0f')} | {fmt(st['lag'], ',.0f')} | {ratio} |")
 PY
     echo
-    echo "req/s = requests counted by nginx stub_status ÷ wall time of the run; req/CPU-s = the same count ÷ the client's user+sys seconds (GNU time)."
+    echo "req/s = requests counted by nginx stub_status ÷ wall time of the run; req/CPU-s = the same count ÷ the client's user+sys seconds (GNU time); wake-ups = voluntary context switches (the client's from GNU time, the nginx worker's from /proc)."
+    if has_tool floor; then
+        echo
+        echo "floor: bench/floor.c, yace's evenly spaced timetable at a ${FLOOR_TICK_US} µs tick with nothing else (no parsing, histogram or epoll) — what the timetable costs on this machine. On CPU 1 one $(taskset -c 1 "$FLOOR" --wake 1000 3000)."
+    fi
     if has_tool yace-mon; then
         for f in "$OUT_DIR"/yace-mon-*.json; do
             [[ -e $f ]] || continue
