@@ -154,6 +154,9 @@ fi
 
 log "benchmark smoke test (bench/run.sh, QUICK=1: proves the script works; ratios need a quiet machine)"
 QUICK=1 QUIET_WAIT=5 bench/run.sh
+# The fixed-rate mode with the timetable's floor (bench/floor.c, built with
+# cc); wrk2 is not packaged, so yace and the floor only.
+QUICK=1 QUIET_WAIT=5 MODES=fixed1k TOOLS=yace,floor bench/run.sh >/dev/null
 
 log "benchmark smoke test (bench/connections.sh: 2,000 connections over 8 source addresses, 5 s)"
 CONNS=2000 DURATION=5 bench/connections.sh >/dev/null
