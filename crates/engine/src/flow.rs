@@ -48,11 +48,13 @@ pub trait Flow: Send {
 /// the end of the iteration (so pacing applies per request). With cookies
 /// on (virtual users), each user keeps the cookies its responses set and
 /// sends them back, so server sessions work; otherwise every request is the
-/// shared pre-encoded one, copied never.
+/// shared pre-encoded one, copied never. Each user draws its think times
+/// from its own stream, seeded by its global index: the same whichever
+/// worker, thread count or shard serves it (shards never think in step).
 #[derive(Debug, Clone)]
 pub struct Fixed {
     think: plan::Think,
-    rng: u64,
+    seed: u64,
     /// The plan's request, when users keep cookies.
     cookies: Option<std::sync::Arc<[u8]>>,
     /// Cookies this worker's users' jars could not keep.
@@ -63,7 +65,7 @@ impl Fixed {
     pub fn new(think: plan::Think, seed: u64) -> Self {
         Fixed {
             think,
-            rng: seed | 1,
+            seed,
             cookies: None,
             cookies_dropped: 0,
         }
@@ -80,29 +82,28 @@ impl Fixed {
     pub fn cookies_dropped(&self) -> u64 {
         self.cookies_dropped
     }
-
-    fn uniform(&mut self) -> f64 {
-        // xorshift64*: cheap, good enough for think-time jitter.
-        self.rng ^= self.rng >> 12;
-        self.rng ^= self.rng << 25;
-        self.rng ^= self.rng >> 27;
-        (self.rng.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
-/// Where a plain user is in its iteration, and its cookies.
-#[derive(Debug, Clone, Default)]
+/// Where a plain user is in its iteration, its cookies and its stream of
+/// think times.
+#[derive(Debug, Clone)]
 pub struct FixedUser {
     sent: bool,
     thought: bool,
     jar: sample::Jar,
+    rng: plan::rng::Rng,
 }
 
 impl Flow for Fixed {
     type User = FixedUser;
 
-    fn user(&mut self, _index: u64) -> FixedUser {
-        FixedUser::default()
+    fn user(&mut self, index: u64) -> FixedUser {
+        FixedUser {
+            sent: false,
+            thought: false,
+            jar: sample::Jar::default(),
+            rng: plan::rng::Rng::for_user(self.seed, index),
+        }
     }
 
     #[inline]
@@ -134,8 +135,7 @@ impl Flow for Fixed {
         }
         if !u.thought && self.think != plan::Think::None {
             u.thought = true;
-            let x = self.uniform();
-            return Next::Think(self.think.sample(x));
+            return Next::Think(self.think.sample(u.rng.next_f64()));
         }
         u.sent = false;
         u.thought = false;
@@ -183,6 +183,39 @@ mod tests {
         f.next(&mut u, &mut out);
         f.next(&mut u, &mut out);
         assert_eq!(out, b"GET / HTTP/1.1\r\nHost: x\r\nCookie: SID=abc\r\n\r\n");
+    }
+
+    /// One user's think times, `n` iterations.
+    fn thinks(f: &mut Fixed, index: u64, n: usize) -> Vec<u64> {
+        let (mut u, mut out) = (f.user(index), Vec::new());
+        (0..n)
+            .map(|_| {
+                assert_eq!(f.next(&mut u, &mut out), Next::Same);
+                let Next::Think(t) = f.next(&mut u, &mut out) else {
+                    panic!("no think time")
+                };
+                assert_eq!(f.next(&mut u, &mut out), Next::EndIteration);
+                t
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_users_think_times_follow_its_global_index_not_its_worker() {
+        let think = plan::Think::parse("uniform(1s, 3s)").unwrap();
+        // Two workers (or two shards' first workers), same run seed: user 7
+        // thinks the same on either, whoever else they served first.
+        let (mut a, mut b) = (Fixed::new(think, 42), Fixed::new(think, 42));
+        thinks(&mut a, 0, 3);
+        let on_a = thinks(&mut a, 7, 20);
+        assert_eq!(on_a, thinks(&mut b, 7, 20));
+        // Users next to each other (shard 0's and shard 1's first) do not
+        // think in step, and the draws cover the range.
+        assert_ne!(on_a, thinks(&mut b, 8, 20));
+        assert!(on_a
+            .iter()
+            .all(|&t| (1_000_000_000..=3_000_000_000).contains(&t)));
+        assert_ne!(on_a.iter().min(), on_a.iter().max());
     }
 
     #[test]

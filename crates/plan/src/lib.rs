@@ -15,6 +15,7 @@ mod crowd;
 mod diag;
 pub mod method;
 mod request;
+pub mod rng;
 mod schedule;
 pub mod secrets;
 mod shard;

@@ -324,8 +324,10 @@ fn fixed_flow(plan: &Plan) -> impl FnMut(usize) -> engine::Fixed + use<> {
         Load::Users { think, .. } => (*think, Some(plan.encode_request())),
         _ => (plan::Think::None, None),
     };
-    move |w| {
-        let f = engine::Fixed::new(think, 0x9E37_79B9_7F4A_7C15 ^ (w as u64 + 1));
+    // One seed for the run: each user's stream follows from it and the
+    // user's global index, so workers and shards never think in step.
+    move |_worker| {
+        let f = engine::Fixed::new(think, 0x9E37_79B9_7F4A_7C15);
         match &request {
             Some(r) => f.with_cookies(r.clone()),
             None => f,

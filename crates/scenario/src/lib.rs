@@ -20,7 +20,6 @@ mod load;
 mod node;
 mod program;
 mod read;
-mod rng;
 mod runner;
 mod step;
 mod template;

@@ -5,9 +5,9 @@
 use crate::data::DataMode;
 use crate::jsonpath::{json_equal, value_text};
 use crate::program::{Body, CheckKind, ExtractFrom, HeaderTest, Program, Slot};
-use crate::rng::Rng;
 use crate::template::Scope;
 use crate::think;
+use plan::rng::Rng;
 use sample::Captured;
 use sample::{parse_http_date, Jar};
 use std::sync::Arc;

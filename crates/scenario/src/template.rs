@@ -3,7 +3,7 @@
 //! rendered per request straight into the output buffer.
 
 use crate::ident::is_ident;
-use crate::rng::Rng;
+use plan::rng::Rng;
 
 /// A template as written: literal text and references, with the byte offset
 /// of each `{{` for error positions.

@@ -1,7 +1,7 @@
 //! Durations and think times as scenario files write them. The types are
 //! plan's (`plan::Think`), shared with the engine and the command line.
 
-use crate::rng::Rng;
+use plan::rng::Rng;
 use plan::Think;
 use std::time::Duration;
 

@@ -1,9 +1,10 @@
 //! A small seeded generator (splitmix64): each user draws from its own
-//! stream, seeded from the run's seed and the user's index, so a run's
-//! choices are the same whichever worker or thread count serves the user.
+//! stream, seeded from the run's seed and the user's global index, so a
+//! run's choices (think times, a scenario's random picks) are the same
+//! whichever worker, thread count or shard serves the user.
 
 #[derive(Debug, Clone)]
-pub(crate) struct Rng(u64);
+pub struct Rng(u64);
 
 const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 
@@ -14,27 +15,27 @@ fn mix(mut z: u64) -> u64 {
 }
 
 impl Rng {
-    pub(crate) fn for_user(seed: u64, user: u64) -> Rng {
+    pub fn for_user(seed: u64, user: u64) -> Rng {
         Rng(mix(seed.wrapping_add(GOLDEN)) ^ mix(user.wrapping_mul(GOLDEN).wrapping_add(1)))
     }
 
-    pub(crate) fn next_u64(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(GOLDEN);
         mix(self.0)
     }
 
     /// Uniform in [0, 1).
-    pub(crate) fn next_f64(&mut self) -> f64 {
+    pub fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
     /// Uniform in [0, n); 0 when n is 0.
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: u64) -> u64 {
         ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
     }
 
     /// Uniform in [lo, hi], both included.
-    pub(crate) fn between(&mut self, lo: i64, hi: i64) -> i64 {
+    pub fn between(&mut self, lo: i64, hi: i64) -> i64 {
         let span = (hi as i128 - lo as i128 + 1) as u128;
         if span > u128::from(u64::MAX) {
             return self.next_u64() as i64;
