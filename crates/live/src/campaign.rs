@@ -698,6 +698,7 @@ mod tests {
                 shape: Shape::Closed { connections: 4 },
                 monitors: 0,
                 threads_flag: "-t",
+                part: plan::Shard::WHOLE,
             },
             what: "run 2 of 4 · small · connections=4 · repetition 1 of 1".into(),
             context: None,

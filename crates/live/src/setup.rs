@@ -21,6 +21,9 @@ pub struct Setup {
     pub monitors: usize,
     /// How the front end spells "more threads" in advice (`-t`).
     pub threads_flag: &'static str,
+    /// The part of the plan this process runs (a shard's planned lines
+    /// are its share).
+    pub part: plan::Shard,
 }
 
 /// The load model, as the view draws it.
@@ -97,6 +100,24 @@ impl Setup {
                 report::count(peak(stages).round() as u64)
             ),
         };
+        // A shard says which it is and its part; its connections and
+        // in-flight cap are its share (its planned levels: `planned_at`).
+        let model =
+            model + &report::text::shard_part(plan, report::lang::Lang::En).unwrap_or_default();
+        let part = plan.part();
+        let shape = match shape {
+            Shape::Closed { connections } => Shape::Closed {
+                connections: part.share(connections),
+            },
+            Shape::Open {
+                stages,
+                max_inflight,
+            } => Shape::Open {
+                stages,
+                max_inflight: part.share(max_inflight),
+            },
+            users => users,
+        };
         Setup {
             target: format!("{} {}", shown.request.method, shown.target.url),
             model,
@@ -106,16 +127,18 @@ impl Setup {
             shape,
             monitors,
             threads_flag: spelling.usage(Field::Threads),
+            part: plan.part(),
         }
     }
 
     /// The planned level at `t` seconds: the offered rate (open model) or
-    /// the users (virtual users); None for the closed model and past the
-    /// last stage.
+    /// the users (virtual users) — a shard's part of them; None for the
+    /// closed model and past the last stage.
     pub fn planned_at(&self, t: f64) -> Option<f64> {
         match &self.shape {
             Shape::Closed { .. } => None,
-            Shape::Open { stages, .. } | Shape::Users { stages } => staged(stages, t),
+            Shape::Open { stages, .. } => staged(stages, t).map(|r| self.part.rate_share(r)),
+            Shape::Users { stages } => staged(stages, t).map(|u| self.part.level_share(u)),
         }
     }
 }
@@ -148,5 +171,55 @@ mod tests {
         assert_eq!(staged(&st, 12.0), Some(100.0));
         assert_eq!(staged(&st, 15.0), None);
         assert_eq!(peak(&st), 100.0);
+    }
+
+    #[test]
+    fn a_shard_plans_its_part_and_says_so() {
+        let mut p = plan::Plan {
+            target: plan::Target::parse("http://127.0.0.1/").unwrap(),
+            request: plan::RequestSpec::new("GET", Vec::new(), Vec::new()),
+            load: Load::Open {
+                stages: vec![plan::RateStage {
+                    duration: std::time::Duration::from_secs(10),
+                    from: 300.0,
+                    to: 300.0,
+                }],
+                max_inflight: 30,
+                late: Default::default(),
+            },
+            stop: plan::Stop {
+                requests: None,
+                duration: Some(std::time::Duration::from_secs(10)),
+            },
+            threads: 1,
+            keepalive: true,
+            timeouts: Default::default(),
+            socket: Default::default(),
+            tls: Default::default(),
+            http2: None,
+            secrets: Default::default(),
+            limits: Default::default(),
+            shard: None,
+            timer_slack: None,
+        };
+        let whole = Setup::of(&p, 1, 0, &plan::Keys);
+        assert_eq!(whole.planned_at(1.0), Some(300.0));
+        assert!(!whole.model.contains("shard"), "{}", whole.model);
+        p.shard = Some(plan::Shard::new(1, 3).unwrap());
+        let part = Setup::of(&p, 1, 0, &plan::Keys);
+        assert_eq!(part.planned_at(1.0), Some(100.0));
+        assert!(matches!(
+            part.shape,
+            Shape::Open {
+                max_inflight: 10,
+                ..
+            }
+        ));
+        assert!(
+            part.model
+                .ends_with(" · shard 1/3, its part: up to 100/s, at most 10 in flight"),
+            "{}",
+            part.model
+        );
     }
 }

@@ -66,6 +66,23 @@ impl Shard {
     pub fn owns(&self, k: u64) -> bool {
         k % self.count == self.index
     }
+
+    /// This shard's part of a planned rate: every N-th request of the
+    /// timetable, so 1/N of it.
+    pub fn rate_share(&self, rate: f64) -> f64 {
+        rate / self.count as f64
+    }
+
+    /// This shard's part of a planned level of users (or connections) that
+    /// may be fractional on a ramp: of the first ⌈level⌉, those it owns.
+    pub fn level_share(&self, level: f64) -> f64 {
+        self.share(level.max(0.0).ceil() as u64) as f64
+    }
+
+    /// A shard of more than one: the part is not the whole plan.
+    pub fn is_part(&self) -> bool {
+        self.count > 1
+    }
 }
 
 impl std::fmt::Display for Shard {
@@ -200,6 +217,20 @@ mod tests {
         assert!(Shard::parse("0/0").is_err());
         assert!(Shard::parse("1").is_err());
         assert!(Shard::parse("a/3").unwrap_err().contains("'a'"));
+    }
+
+    #[test]
+    fn a_shards_part_of_a_planned_level() {
+        let (first, last) = (Shard::new(0, 3).unwrap(), Shard::new(2, 3).unwrap());
+        assert_eq!(first.rate_share(300.0), 100.0);
+        // 2.5 users on a ramp: users 0, 1 and 2 have started; shard 0 owns 0.
+        assert_eq!(first.level_share(2.5), 1.0);
+        assert_eq!(last.level_share(2.5), 1.0);
+        assert_eq!(last.level_share(2.0), 0.0);
+        assert_eq!(first.level_share(-1.0), 0.0);
+        assert!(first.is_part() && !Shard::WHOLE.is_part());
+        assert_eq!(Shard::WHOLE.rate_share(300.0), 300.0);
+        assert_eq!(Shard::WHOLE.level_share(2.5), 3.0);
     }
 
     #[test]

@@ -14,8 +14,54 @@ pub(crate) fn model(r: &RunResult) -> String {
     model_in(r, Lang::En)
 }
 
-/// The load model in words, in `lang`.
+/// The load model in words, in `lang`; a shard's says which it is and
+/// its part of the plan.
 pub(crate) fn model_in(r: &RunResult, lang: Lang) -> String {
+    format!(
+        "{}{}",
+        whole_model(r, lang),
+        shard_part(&r.plan, lang).unwrap_or_default()
+    )
+}
+
+/// A shard's run in words, to follow the plan's model: " · shard 0/3, its
+/// part: up to 100/s, at most 10 in flight"; None for the whole plan.
+pub fn shard_part(plan: &plan::Plan, lang: Lang) -> Option<String> {
+    let part = plan.part();
+    if !part.is_part() {
+        return None;
+    }
+    let streams = plan.http2.map_or(1, |h| u64::from(h.streams));
+    let share = match &plan.load {
+        Load::Closed { connections } => {
+            trf(lang, "{} connections", &[&count(part.share(*connections))])
+        }
+        Load::Open {
+            stages,
+            max_inflight,
+            ..
+        } => {
+            let peak = stages.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
+            trf(
+                lang,
+                "up to {}/s, at most {} in flight",
+                &[
+                    &count(part.rate_share(peak).round() as u64),
+                    &count(part.share(*max_inflight) * streams),
+                ],
+            )
+        }
+        Load::Users { .. } => trf(
+            lang,
+            "up to {} users",
+            &[&count(part.share(plan.load.max_connections()))],
+        ),
+    };
+    Some(trf(lang, " · shard {}, its part: {}", &[&part, &share]))
+}
+
+/// The whole plan's load model in words, in `lang`.
+fn whole_model(r: &RunResult, lang: Lang) -> String {
     let p = &r.plan;
     let conn = tr(
         lang,

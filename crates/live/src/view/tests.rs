@@ -16,6 +16,7 @@ fn setup(shape: Shape) -> Setup {
         shape,
         monitors: 0,
         threads_flag: "-t",
+        part: plan::Shard::WHOLE,
     }
 }
 

@@ -409,6 +409,9 @@ pub struct Seconds<'a> {
     pub cpus_allowed: usize,
     /// The open model's rate as steered while it ran (the live view's keys).
     pub steering: Option<&'a stats::Steered>,
+    /// The part of the plan this run was (a shard's planned lines are its
+    /// share).
+    pub part: plan::Shard,
 }
 
 impl<'a> Seconds<'a> {
@@ -422,6 +425,7 @@ impl<'a> Seconds<'a> {
             threads: r.client.threads,
             cpus_allowed: r.environment.cpus_allowed,
             steering: r.steering.as_ref(),
+            part: r.plan.part(),
         }
     }
 }
@@ -528,7 +532,7 @@ pub(crate) fn time_charts_of(runs: &[Seconds], most: usize, lang: Lang) -> Vec<C
                     x.iter()
                         .map(|&t| {
                             let mid = t + width as f64 / 2.0;
-                            staged(&st, mid).map(|v| v * steered(steering, mid))
+                            staged(&st, mid).map(|v| r.part.rate_share(v) * steered(steering, mid))
                         })
                         .collect(),
                 )));
@@ -570,8 +574,9 @@ pub(crate) fn time_charts_of(runs: &[Seconds], most: usize, lang: Lang) -> Vec<C
                     x.iter()
                         .map(|&t| {
                             let mid = t + width as f64 / 2.0;
-                            staged(&st, mid)
-                                .map(|v| (v.ceil() + users_added(steering, mid)).max(0.0))
+                            staged(&st, mid).map(|v| {
+                                (r.part.level_share(v) + users_added(steering, mid)).max(0.0)
+                            })
                         })
                         .collect(),
                 ))));

@@ -71,6 +71,7 @@ impl<'a> Live<'a> {
                 threads: self.threads,
                 cpus_allowed: self.cpus_allowed,
                 steering: None,
+                part: self.plan.part(),
             },
         }
     }

@@ -371,3 +371,49 @@ fn a_comparison_of_monitored_runs_keeps_each_servers_side() {
         assert!(got.monitor.is_some() && same(got, want));
     }
 }
+
+/// The series `label` of chart `id` in a rendered page.
+fn series(page: &str, id: &str, label: &str) -> Vec<Option<f64>> {
+    let at = page.find("id=\"yace-charts\">").unwrap() + "id=\"yace-charts\">".len();
+    let end = at + page[at..].find("</script>").unwrap();
+    let charts: serde_json::Value =
+        serde_json::from_str(&page[at..end].replace("<\\/", "</")).unwrap();
+    let chart = charts["charts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no chart {id}"));
+    let s = chart["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["label"] == label)
+        .unwrap_or_else(|| panic!("{id}: no series {label}"));
+    s["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64())
+        .collect()
+}
+
+#[test]
+fn a_shards_report_offers_its_part_and_says_which_it_is() {
+    let whole = fixture("open");
+    let mut part = whole.clone();
+    part.plan.shard = Some(plan::Shard::new(1, 4).unwrap());
+    let page = |r: &RunResult| String::from_utf8(render(|w| html::report(r, w))).unwrap();
+    let (p_whole, p_part) = (page(&whole), page(&part));
+    let offered = |p: &str| series(p, "throughput", "offered rate (planned)");
+    let (w, s) = (offered(&p_whole), offered(&p_part));
+    assert!(w.iter().flatten().count() > 0);
+    for (w, s) in w.iter().zip(&s) {
+        assert_eq!(w.map(|w| w / 4.0), *s, "a quarter of the plan's rate");
+    }
+    assert!(!p_whole.contains("shard 1/4"));
+    assert!(
+        p_part.contains(" · shard 1/4, its part: up to "),
+        "the model line says it"
+    );
+}
