@@ -208,46 +208,66 @@ fn http2_closed_model_works_in_rounds_and_the_kernel_times_them() {
     let _g = serial();
     for https in [false, true] {
         let (s, url) = twenty_ms_page(https);
-        let mut seen = Vec::new();
-        for slack in ["750us", "0"] {
-            let what = format!("https {https}, --timer-slack {slack}");
-            let args = [&url, "--http2", "-c", "2", "--streams", "100", "-d", "2s"];
-            let r = run_with_slack(&s, "rounds", &args, slack, &what);
-            // Every response is a request the server saw; what it saw
-            // besides was in flight at the end (cancelled, sent or not).
-            let responses = n(&r, "summary.responses");
-            let cancelled = n(&r, "summary.cancelled");
-            let server = settled(&s).requests;
-            assert!(
-                (responses..=responses + cancelled).contains(&server),
-                "{what}: server {server}, responses {responses}, cancelled {cancelled}"
-            );
-            assert!(cancelled <= 200, "{what}: {cancelled} cancelled");
-            // The page's 20 ms and the in-process server's own work (a debug
-            // build at 10,000 requests a second); a debug client waking for
-            // every arrival adds its own, so only the rounds are held to it.
-            let p50 = pct(&r, "latency", 50.0);
-            assert!(
-                slack == "0" || (20_000.0..30_000.0).contains(&p50),
-                "{what}: latency p50 {p50} µs"
-            );
-            let reads = n(&r, "client.socket_reads");
-            let writes = n(&r, "client.socket_writes");
-            seen.push((responses, reads, writes, p50));
+        // The comparison of two 2 s runs on a shared 2-CPU machine: a
+        // moment's contention in one of them is not a regression, so a
+        // pair that falls short is run once more, and must hold then.
+        for attempt in 0..2 {
+            if rounds_hold_their_own(&s, &url, https, attempt == 1) {
+                break;
+            }
         }
-        let (rounds, eager) = (seen[0], seen[1]);
-        let what = format!(
-            "https {https}: (responses, reads, writes, p50) in rounds {rounds:?}, eager {eager:?}"
-        );
-        // Release builds: about 0.06 reads and writes a response in rounds,
-        // 0.4–0.5 eager; a debug build is busier, so batches more eagerly.
-        assert!(rounds.1 * 4 < rounds.0 && rounds.2 * 4 < rounds.0, "{what}");
-        assert!(rounds.1 * 2 < eager.1, "{what}");
-        // A round adds at most 2% to each request's cycle (here 400 µs):
-        // no fewer responses, no later ones.
-        assert!(rounds.0 * 100 >= eager.0 * 95, "{what}");
-        assert!(rounds.3 < eager.3 + 1_000.0, "{what}");
     }
+}
+
+/// One pair of runs (in rounds, eager) for the test above; false when the
+/// rounds fell behind the eager loop and `last` is not set (the caller
+/// tries again), a failed assertion otherwise.
+fn rounds_hold_their_own(s: &serve::Server, url: &str, https: bool, last: bool) -> bool {
+    let mut seen = Vec::new();
+    for slack in ["750us", "0"] {
+        let what = format!("https {https}, --timer-slack {slack}");
+        let args = [url, "--http2", "-c", "2", "--streams", "100", "-d", "2s"];
+        let r = run_with_slack(s, "rounds", &args, slack, &what);
+        // Every response is a request the server saw; what it saw
+        // besides was in flight at the end (cancelled, sent or not).
+        let responses = n(&r, "summary.responses");
+        let cancelled = n(&r, "summary.cancelled");
+        let server = settled(s).requests;
+        assert!(
+            (responses..=responses + cancelled).contains(&server),
+            "{what}: server {server}, responses {responses}, cancelled {cancelled}"
+        );
+        assert!(cancelled <= 200, "{what}: {cancelled} cancelled");
+        // The page's 20 ms and the in-process server's own work (a debug
+        // build at 10,000 requests a second); a debug client waking for
+        // every arrival adds its own, so only the rounds are held to it.
+        let p50 = pct(&r, "latency", 50.0);
+        assert!(
+            slack == "0" || (20_000.0..30_000.0).contains(&p50),
+            "{what}: latency p50 {p50} µs"
+        );
+        let reads = n(&r, "client.socket_reads");
+        let writes = n(&r, "client.socket_writes");
+        seen.push((responses, reads, writes, p50));
+    }
+    let (rounds, eager) = (seen[0], seen[1]);
+    let what = format!(
+        "https {https}: (responses, reads, writes, p50) in rounds {rounds:?}, eager {eager:?}"
+    );
+    // Release builds: about 0.06 reads and writes a response in rounds,
+    // 0.4–0.5 eager; a debug build is busier, so batches more eagerly.
+    assert!(rounds.1 * 4 < rounds.0 && rounds.2 * 4 < rounds.0, "{what}");
+    assert!(rounds.1 * 2 < eager.1, "{what}");
+    // A round adds at most 2% to each request's cycle (here 400 µs):
+    // no fewer responses, no later ones.
+    let held = rounds.0 * 100 >= eager.0 * 95 && rounds.3 < eager.3 + 1_000.0;
+    if !held && !last {
+        eprintln!("{what}: the rounds fell behind; once more");
+        return false;
+    }
+    assert!(rounds.0 * 100 >= eager.0 * 95, "{what}");
+    assert!(rounds.3 < eager.3 + 1_000.0, "{what}");
+    true
 }
 
 #[test]
