@@ -33,7 +33,9 @@
 #   MODES     comma list of keepalive,close,conn10k,https,h2  [all five]
 #             and the fixed-rate modes fixed<K>k[-c<N>] (e.g. fixed10k,
 #             fixed50k-c1000: 10,000 or 50,000 req/s over 50 or N
-#             connections; yace's schedule lag p99 is reported beside)
+#             connections; yace's schedule lag p99 is reported beside),
+#             and over HTTP/2 fixed<K>k[-c<N>]-h2 (N in flight, 50, over
+#             N / H2_STREAMS connections; yace against yace-slack0)
 #   H2_STREAMS  h2 mode: concurrent streams per connection (h2load -m, yace --streams) [10]
 #   REPS      repetitions per mode and tool          [3; QUICK: 1]
 #   DURATION  seconds per run, "10" or "10s"         [10s; QUICK: 2s]
@@ -86,7 +88,10 @@ IFS=, read -r -a TOOL_LIST <<<"$TOOLS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
 is_yace() { [[ $1 == yace || $1 == yace-slack0 || $1 == yace-mon || $1 == yace-tui || $1 == yace-web || $1 == yace-prom ]]; }
 for t in "${TOOL_LIST[@]}"; do is_yace "$t" || [[ $t == wrk || $t == wrk2 || $t == floor || $t == h2load ]] || die "unknown tool '$t' (wrk, wrk2, yace, yace-slack0, yace-mon, yace-tui, yace-web, yace-prom, floor, h2load)"; done
-is_fixed() { [[ $1 =~ ^fixed([0-9]+)k(-c([0-9]+))?$ ]]; }
+is_fixed() { [[ $1 =~ ^fixed([0-9]+)k(-c([0-9]+))?(-h2)?$ ]]; }
+# A fixed-rate mode over HTTP/2 (no peer paces HTTP/2 requests: yace with
+# the tick is measured against yace waking for every arrival).
+is_fixed_h2() { is_fixed "$1" && [[ $1 == *-h2 ]]; }
 for m in "${MODE_LIST[@]}"; do
     [[ $m == keepalive || $m == close || $m == conn10k || $m == https || $m == h2 ]] || is_fixed "$m" \
         || die "unknown mode '$m' (keepalive, close, conn10k, https, h2, fixed<K>k[-c<N>])"
@@ -100,19 +105,26 @@ has_mode() { [[ ",$MODES," == *",$1,"* ]]; }
 # The peer a mode is measured against: wrk speaks only HTTP/1.1, h2load is
 # the HTTP/2 reference (nghttp2).
 peer_for() {
-    if [[ $1 == h2 ]]; then echo h2load; elif is_fixed "$1"; then echo wrk2; else echo wrk; fi
+    if [[ $1 == h2 ]]; then echo h2load; elif is_fixed_h2 "$1"; then echo yace-slack0; elif is_fixed "$1"; then echo wrk2; else echo wrk; fi
 }
 # Requests per second of a fixed-rate mode.
 rate_for() { [[ $1 =~ ^fixed([0-9]+)k ]] && echo $(( BASH_REMATCH[1] * 1000 )); }
 applies() {   # tool mode: does this tool run in this mode?
     # The fixed-rate modes compare yace (both timer strategies) with wrk2,
     # and with the floor of its timetable.
+    if is_fixed_h2 "$2"; then [[ $1 == yace || $1 == yace-slack0 ]]; return; fi
     if is_fixed "$2"; then [[ $1 == yace || $1 == yace-slack0 || $1 == wrk2 || $1 == floor ]]; return; fi
     [[ $1 != yace-slack0 && $1 != floor ]] && { is_yace "$1" || [[ $1 == "$(peer_for "$2")" ]]; }
 }
 
 # Connections per mode.
 conns_for() {
+    # HTTP/2 at a fixed rate: N requests in flight (50) over ⌈N / H2_STREAMS⌉ connections.
+    if is_fixed_h2 "$1"; then
+        local n=50
+        [[ $1 =~ -c([0-9]+)-h2$ ]] && n=${BASH_REMATCH[1]}
+        echo $(( (n + H2_STREAMS - 1) / H2_STREAMS )); return
+    fi
     if [[ $1 =~ ^fixed[0-9]+k-c([0-9]+)$ ]]; then echo "${BASH_REMATCH[1]}"; return; fi
     case $1 in
         fixed*)    echo 50 ;;
@@ -344,6 +356,7 @@ client_cmd() {   # tool mode -> prints argv, one word per line
     local url=$URL
     [[ $mode == https ]] && url="https://127.0.0.1:$TLS_PORT/"
     [[ $mode == h2 ]] && url="https://127.0.0.1:$H2_PORT/"
+    is_fixed_h2 "$mode" && url="https://127.0.0.1:$H2_PORT/"
     case $tool in
         h2load)
             printf '%s\n' taskset -c 1 h2load -t1 -c "$conns" -m "$H2_STREAMS" -D "$DUR" "$url"
@@ -394,6 +407,7 @@ client_cmd() {   # tool mode -> prints argv, one word per line
             printf '%s\n' taskset -c 1 "$YACE" run "$url" -t 1 --rate "$(rate_for "$mode")" \
                 --max-inflight "$conns" -d "${DUR}s" --json "$OUT_DIR/${CUR_TAG:-$mode-$tool}.json"
             [[ $tool == yace-slack0 ]] && printf '%s\n' --timer-slack 0
+            is_fixed_h2 "$mode" && printf '%s\n' --insecure --http2 --streams "$H2_STREAMS"
             return 0
         fi ;;&
         yace|yace-mon)
@@ -672,11 +686,13 @@ print("| mode | conns | tool | ok runs | req/s (median) | req/CPU-s (median) | u
 print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for (mode, tool), st in stats.items():
     ratio = ""
-    peer = stats.get((mode, "h2load" if mode == "h2" else "wrk2" if mode.startswith("fixed") else "wrk"))
+    peer_name = ("h2load" if mode == "h2" else "yace-slack0" if mode.startswith("fixed") and mode.endswith("-h2")
+                 else "wrk2" if mode.startswith("fixed") else "wrk")
+    peer = stats.get((mode, peer_name)) if tool != peer_name else None
     if tool in ("yace", "yace-slack0", "yace-mon", "yace-tui", "yace-web", "yace-prom", "floor") and peer and peer["rpc"] and st["rpc"]:
         ratio = f"**{st['rpc'] / peer['rpc']:.3f}**"
         if mode.startswith("fixed"):
-            ratio += f" (CPU {peer['rpc'] / st['rpc']:.2f}× wrk2's)"
+            ratio += f" (CPU {peer['rpc'] / st['rpc']:.2f}× {peer_name}'s)"
     plain = stats.get((mode, "yace"))
     if tool == "yace-mon" and plain and plain["rpc"] and st["rpc"]:
         ratio += f" (monitors cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
@@ -721,7 +737,7 @@ PY
             echo
         done
     fi
-    echo "The ratio is yace's median req/CPU-s ÷ its peer's: wrk for the HTTP/1.1 modes, wrk2 for the fixed-rate modes (the same requests, so 1.25 means 0.8× wrk2's CPU), h2load for h2 (> 1: yace does more work per CPU-second). h2 mode: HTTPS with ALPN h2, $H2_STREAMS streams per connection. Schedule lag: how late yace sent each request after its due time (its latency still counts from the due time); wrk2 does not report its own."
+    echo "The ratio is yace's median req/CPU-s ÷ its peer's: wrk for the HTTP/1.1 modes, wrk2 for the fixed-rate modes (the same requests, so 1.25 means 0.8× wrk2's CPU) and yace-slack0 for the fixed-rate HTTP/2 ones (-h2: yace waking for every arrival; no peer paces HTTP/2 requests), h2load for h2 (> 1: yace does more work per CPU-second). h2 mode: HTTPS with ALPN h2, $H2_STREAMS streams per connection. Schedule lag: how late yace sent each request after its due time (its latency still counts from the due time); wrk2 does not report its own."
     if (( ${#WARNINGS[@]} )); then
         echo
         echo "Warnings:"

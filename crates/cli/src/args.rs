@@ -211,9 +211,9 @@ pub struct RunArgs {
     /// tick of this length. Latency still counts from when each was due, so
     /// the slack shows in it (about half the tick on average). Between
     /// ticks the client sleeps through responses and reads them at the next
-    /// tick, timed by the kernel's receive timestamps (HTTP/1.1). 0 sends
-    /// each request at its own due time and wakes for every response: the
-    /// least lag, more client CPU.
+    /// tick, timed by the kernel's receive timestamps (HTTP/1.1 and
+    /// HTTP/2). 0 sends each request at its own due time and wakes for
+    /// every response: the least lag, more client CPU.
     ///
     /// HTTP/2 with --streams and the closed model or virtual users: the
     /// client works in rounds of 2% of the typical response time (at most

@@ -159,20 +159,26 @@ fn run_with_slack(s: &serve::Server, name: &str, args: &[&str], slack: &str, wha
 
 #[test]
 fn a_tick_sleeps_through_responses_and_the_kernel_times_them() {
-    // 500/s for 2 s against a 20 ms page, over HTTP and HTTPS. With a
-    // 10 ms send tick the loop sleeps from tick to tick whatever arrives,
-    // and takes the responses that came meanwhile at the next one: about
-    // one wake-up a tick, where without a tick each request and each
-    // response wakes it. A response is timed by the kernel's receive
-    // timestamp, so its service time stays the page's 20 ms, not 20 ms
-    // plus the half tick it waited to be read on average.
+    // 500/s for 2 s against a 20 ms page, over HTTP/1.1 and HTTP/2 (10
+    // streams a connection), plain and TLS. With a 10 ms send tick the loop
+    // sleeps from tick to tick whatever arrives, and takes the responses
+    // that came meanwhile at the next one: about one wake-up a tick, where
+    // without a tick each request and each response wakes it. A response
+    // is timed by the kernel's receive timestamp, so its service time stays
+    // the page's 20 ms, not 20 ms plus the half tick it waited to be read
+    // on average.
     let _g = serial();
-    for https in [false, true] {
+    for (https, h2) in [(false, false), (true, false), (false, true), (true, true)] {
         let (s, url) = twenty_ms_page(https);
         let mut wakeups = Vec::new();
         for slack in ["10ms", "0"] {
-            let what = format!("https {https}, --timer-slack {slack}");
-            let args = [&url, "--rate", "500", "-d", "2s", "-c", "50"];
+            let what = format!("https {https}, http2 {h2}, --timer-slack {slack}");
+            let mut args = vec![&url[..], "--rate", "500", "-d", "2s"];
+            if h2 {
+                args.extend(["--http2", "--streams", "10", "-c", "5"]);
+            } else {
+                args.extend(["-c", "50"]);
+            }
             let r = run_with_slack(&s, "tick", &args, slack, &what);
             // All 1000 reach the server; those still on the page when the
             // run ends (its last 20 ms) are cancelled.
@@ -191,7 +197,7 @@ fn a_tick_sleeps_through_responses_and_the_kernel_times_them() {
         let (tick, precise) = (wakeups[0], wakeups[1]);
         assert!(
             tick < 500 && tick * 3 < precise,
-            "https {https}: {tick} wake-ups with a 10 ms tick, {precise} without one"
+            "https {https}, http2 {h2}: {tick} wake-ups with a 10 ms tick, {precise} without one"
         );
     }
 }

@@ -295,7 +295,7 @@ pub(crate) struct Worker<'a, S: Sink, F: Flow> {
     unsettled: usize,
     /// Responses are timed by the kernel's receive timestamps, so the loop
     /// may sleep without waking for them: to the next send tick (the open
-    /// model over HTTP/1.1 with a timer slack; design 014), or a round
+    /// model with a timer slack, HTTP/1.1 or HTTP/2; design 014), or a round
     /// (HTTP/2's closed model and virtual users, many streams a connection;
     /// design 015). Off for good if a socket refuses them.
     stamps: bool,
@@ -342,7 +342,7 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         );
         let stamps = cfg.slack > 0
             && match (&feed, &transport) {
-                (Feed::Pool(_), Transport::Http1) => true,
+                (Feed::Pool(_), _) => true,
                 (Feed::Users(_), Transport::Http2(h)) => h.multiplexed(),
                 _ => false,
             };
