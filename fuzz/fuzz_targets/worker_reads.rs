@@ -19,7 +19,7 @@ use std::net::TcpListener;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use yace_engine::{Outcome, Sample, Sink};
-use yace_plan::{Load, Plan, RequestSpec, Stop, Target, Timeouts};
+use yace_plan::{Load, Plan, Stop, Target, Timeouts};
 
 /// Counts what ended, nothing else.
 #[derive(Default)]
@@ -69,26 +69,18 @@ fuzz_target!(|data: &[u8]| {
         }
     });
     let plan = Plan {
-        target: Target::parse(&format!("http://{addr}/")).unwrap(),
-        request: RequestSpec::new("GET", Vec::new(), Vec::new()),
-        load: Load::Closed { connections: 1 },
-        stop: Stop {
-            requests: Some(4),
-            duration: Some(Duration::from_millis(300)),
-        },
-        threads: 1,
-        keepalive: true,
         timeouts: Timeouts {
             connect: Duration::from_millis(100),
             request: Duration::from_millis(100),
         },
-        socket: Default::default(),
-        tls: Default::default(),
-        http2: None,
-        secrets: Default::default(),
-        limits: Default::default(),
-        shard: None,
-        timer_slack: None,
+        ..Plan::get(
+            Target::parse(&format!("http://{addr}/")).unwrap(),
+            Load::Closed { connections: 1 },
+            Stop {
+                requests: Some(4),
+                duration: Some(Duration::from_millis(300)),
+            },
+        )
     };
     let stop = AtomicBool::new(false);
     let t = Instant::now();

@@ -277,23 +277,16 @@ mod tests {
 
     fn plan(connections: u64, threads: usize, keepalive: bool) -> Plan {
         Plan {
-            target: Target::parse("http://127.0.0.1:1/").unwrap(),
-            request: plan::RequestSpec::new("GET", Vec::new(), Vec::new()),
-            load: Load::Closed { connections },
-            stop: plan::Stop {
-                requests: None,
-                duration: Some(Duration::from_secs(1)),
-            },
             threads,
             keepalive,
-            timeouts: Default::default(),
-            socket: Default::default(),
-            tls: Default::default(),
-            http2: None,
-            secrets: Default::default(),
-            limits: Default::default(),
-            shard: None,
-            timer_slack: None,
+            ..Plan::get(
+                Target::parse("http://127.0.0.1:1/").unwrap(),
+                Load::Closed { connections },
+                plan::Stop {
+                    requests: None,
+                    duration: Some(Duration::from_secs(1)),
+                },
+            )
         }
     }
 

@@ -175,10 +175,9 @@ mod tests {
 
     #[test]
     fn a_shard_plans_its_part_and_says_so() {
-        let mut p = plan::Plan {
-            target: plan::Target::parse("http://127.0.0.1/").unwrap(),
-            request: plan::RequestSpec::new("GET", Vec::new(), Vec::new()),
-            load: Load::Open {
+        let mut p = plan::Plan::get(
+            plan::Target::parse("http://127.0.0.1/").unwrap(),
+            Load::Open {
                 stages: vec![plan::RateStage {
                     duration: std::time::Duration::from_secs(10),
                     from: 300.0,
@@ -187,21 +186,11 @@ mod tests {
                 max_inflight: 30,
                 late: Default::default(),
             },
-            stop: plan::Stop {
+            plan::Stop {
                 requests: None,
                 duration: Some(std::time::Duration::from_secs(10)),
             },
-            threads: 1,
-            keepalive: true,
-            timeouts: Default::default(),
-            socket: Default::default(),
-            tls: Default::default(),
-            http2: None,
-            secrets: Default::default(),
-            limits: Default::default(),
-            shard: None,
-            timer_slack: None,
-        };
+        );
         let whole = Setup::of(&p, 1, 0, &plan::Keys);
         assert_eq!(whole.planned_at(1.0), Some(300.0));
         assert!(!whole.model.contains("shard"), "{}", whole.model);

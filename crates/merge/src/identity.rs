@@ -90,27 +90,19 @@ pub fn default_run_id(count: u64, plan_hash: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use plan::{Load, RequestSpec, Shard, Stop, Target};
+    use plan::{Load, Shard, Stop, Target};
 
     fn plan() -> Plan {
         Plan {
-            target: Target::parse("http://127.0.0.1/?token=abc").unwrap(),
-            request: RequestSpec::new("GET", Vec::new(), Vec::new()),
-            load: Load::Closed { connections: 4 },
-            stop: Stop {
-                requests: None,
-                duration: Some(std::time::Duration::from_secs(2)),
-            },
             threads: 2,
-            keepalive: true,
-            timeouts: Default::default(),
-            socket: Default::default(),
-            tls: Default::default(),
-            http2: None,
-            secrets: Default::default(),
-            limits: Default::default(),
-            shard: None,
-            timer_slack: None,
+            ..Plan::get(
+                Target::parse("http://127.0.0.1/?token=abc").unwrap(),
+                Load::Closed { connections: 4 },
+                Stop {
+                    requests: None,
+                    duration: Some(std::time::Duration::from_secs(2)),
+                },
+            )
         }
     }
 

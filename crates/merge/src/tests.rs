@@ -2,7 +2,7 @@
 //! histograms, counts and interval histograms; and the verdicts.
 
 use super::*;
-use plan::{Load, Plan, RateStage, RequestSpec, Shard, Stop, Target};
+use plan::{Load, Plan, RateStage, Shard, Stop, Target};
 use sample::Outcome;
 use stats::hist::{decode, new_coarse_hist, record_ns};
 use stats::shard::{ClockStatus, ClockSync, ShardInfo, StartStatus};
@@ -10,10 +10,9 @@ use stats::{EndReason, Environment, RunFacts, SecondAcc, Series, Totals};
 use std::time::Duration;
 
 fn plan() -> Plan {
-    Plan {
-        target: Target::parse("http://127.0.0.1:8080/").unwrap(),
-        request: RequestSpec::new("GET", Vec::new(), Vec::new()),
-        load: Load::Open {
+    Plan::get(
+        Target::parse("http://127.0.0.1:8080/").unwrap(),
+        Load::Open {
             stages: vec![RateStage {
                 duration: Duration::from_secs(12),
                 from: 100.0,
@@ -22,21 +21,11 @@ fn plan() -> Plan {
             max_inflight: 30,
             late: Default::default(),
         },
-        stop: Stop {
+        Stop {
             requests: None,
             duration: Some(Duration::from_secs(12)),
         },
-        threads: 1,
-        keepalive: true,
-        timeouts: Default::default(),
-        socket: Default::default(),
-        tls: Default::default(),
-        http2: None,
-        secrets: Default::default(),
-        limits: Default::default(),
-        shard: None,
-        timer_slack: None,
-    }
+    )
 }
 
 /// A deterministic stream of (request k, second, latency µs, status).

@@ -94,6 +94,28 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// A plain plan: `GET target` under `load` until `stop`, on one
+    /// thread, keep-alive, everything else at its default (as the command
+    /// line leaves it).
+    pub fn get(target: Target, load: Load, stop: Stop) -> Plan {
+        Plan {
+            target,
+            request: RequestSpec::new("GET", Vec::new(), Vec::new()),
+            load,
+            stop,
+            threads: 1,
+            keepalive: true,
+            timeouts: Timeouts::default(),
+            socket: SocketOptions::default(),
+            tls: Default::default(),
+            http2: None,
+            secrets: Default::default(),
+            limits: Default::default(),
+            shard: None,
+            timer_slack: None,
+        }
+    }
+
     /// The open model's send tick, in nanoseconds (0: none).
     pub fn timer_slack_ns(&self) -> u64 {
         self.timer_slack

@@ -205,7 +205,7 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Due, RateStage, RequestSpec, Stop, Target, UserStage};
+    use crate::{Due, RateStage, Stop, Target, UserStage};
     use std::collections::BTreeSet;
     use std::time::Duration;
 
@@ -262,22 +262,7 @@ mod tests {
     }
 
     fn plan(load: Load, stop: Stop) -> Plan {
-        Plan {
-            target: Target::parse("http://127.0.0.1/").unwrap(),
-            request: RequestSpec::new("GET", Vec::new(), Vec::new()),
-            load,
-            stop,
-            threads: 1,
-            keepalive: true,
-            timeouts: Default::default(),
-            socket: Default::default(),
-            tls: Default::default(),
-            http2: None,
-            secrets: Default::default(),
-            limits: Default::default(),
-            shard: None,
-            timer_slack: None,
-        }
+        Plan::get(Target::parse("http://127.0.0.1/").unwrap(), load, stop)
     }
 
     fn sharded(p: &Plan, i: u64, n: u64, threads: usize) -> Plan {

@@ -209,15 +209,14 @@ fn ms(s: f64) -> String {
 mod tests {
     use super::*;
     use crate::hist::record_ns;
-    use plan::{Keys, Late, RateStage, RequestSpec, SocketOptions, Stop, Target, Timeouts};
+    use plan::{Keys, Late, RateStage, Stop, Target};
     use std::time::Duration;
 
     /// 500/s for 3 s, at most `cap` in flight.
     fn plan(cap: u64) -> Plan {
-        Plan {
-            target: Target::parse("http://127.0.0.1/").unwrap(),
-            request: RequestSpec::new("GET", Vec::new(), Vec::new()),
-            load: Load::Open {
+        Plan::get(
+            Target::parse("http://127.0.0.1/").unwrap(),
+            Load::Open {
                 stages: vec![RateStage {
                     duration: Duration::from_secs(3),
                     from: 500.0,
@@ -226,21 +225,11 @@ mod tests {
                 max_inflight: cap,
                 late: Late::default(),
             },
-            stop: Stop {
+            Stop {
                 requests: None,
                 duration: Some(Duration::from_secs(3)),
             },
-            threads: 1,
-            keepalive: true,
-            timeouts: Timeouts::default(),
-            socket: SocketOptions::default(),
-            tls: Default::default(),
-            http2: None,
-            secrets: Default::default(),
-            limits: Default::default(),
-            shard: None,
-            timer_slack: None,
-        }
+        )
     }
 
     /// `sent` requests taking `service_ms` each and `lag_ms` late, and

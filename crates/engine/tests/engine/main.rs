@@ -9,7 +9,7 @@ mod models;
 mod protocol;
 
 use engine::{Outcome, Sample, Sink, WorkerReport};
-use plan::{Load, Plan, RequestSpec, Stop, Target, Timeouts};
+use plan::{Load, Plan, Stop, Target};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -59,22 +59,7 @@ pub fn server() -> serve::Server {
 /// A plan for `path` on `server`: GET, keep-alive, one thread.
 pub fn plan(server: &serve::Server, path: &str, load: Load, stop: Stop) -> Plan {
     let url = format!("{}{}", server.url(), path.trim_start_matches('/'));
-    Plan {
-        target: Target::parse(&url).expect("url"),
-        request: RequestSpec::new("GET", Vec::new(), Vec::new()),
-        load,
-        stop,
-        threads: 1,
-        keepalive: true,
-        timeouts: Timeouts::default(),
-        socket: Default::default(),
-        tls: Default::default(),
-        http2: None,
-        secrets: Default::default(),
-        limits: Default::default(),
-        shard: None,
-        timer_slack: None,
-    }
+    Plan::get(Target::parse(&url).expect("url"), load, stop)
 }
 
 pub fn requests(n: u64) -> Stop {

@@ -2,7 +2,7 @@
 //! twice in one process, its rows observed while it runs, and stopped early
 //! through its handle.
 
-use plan::{Load, Plan, RequestSpec, Stop, Target, Timeouts};
+use plan::{Load, Plan, Stop, Target};
 use run::{Embedded, Job, Script, StopCause, StopHandle, TargetChoice};
 use stats::EndReason;
 use std::time::{Duration, Instant};
@@ -11,25 +11,14 @@ use yace_run as run;
 /// A closed-model job of `seconds` against a freshly started embedded target.
 fn job(seconds: u64) -> Job {
     let server = Embedded::start().expect("the embedded target starts");
-    let plan = Plan {
-        target: Target::parse(&server.url()).unwrap(),
-        request: RequestSpec::new("GET", Vec::new(), Vec::new()),
-        load: Load::Closed { connections: 2 },
-        stop: Stop {
+    let plan = Plan::get(
+        Target::parse(&server.url()).unwrap(),
+        Load::Closed { connections: 2 },
+        Stop {
             requests: None,
             duration: Some(Duration::from_secs(seconds)),
         },
-        threads: 1,
-        keepalive: true,
-        timeouts: Timeouts::default(),
-        socket: Default::default(),
-        tls: Default::default(),
-        http2: None,
-        secrets: Default::default(),
-        limits: Default::default(),
-        shard: None,
-        timer_slack: None,
-    };
+    );
     Job {
         plan,
         target: TargetChoice::Embedded(server),
