@@ -127,7 +127,7 @@ impl Setup {
             shape,
             monitors,
             threads_flag: spelling.usage(Field::Threads),
-            part: plan.part(),
+            part,
         }
     }
 
