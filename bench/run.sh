@@ -94,7 +94,7 @@ is_fixed() { [[ $1 =~ ^fixed([0-9]+)k(-c([0-9]+))?(-h2)?$ ]]; }
 is_fixed_h2() { is_fixed "$1" && [[ $1 == *-h2 ]]; }
 for m in "${MODE_LIST[@]}"; do
     [[ $m == keepalive || $m == close || $m == conn10k || $m == https || $m == h2 ]] || is_fixed "$m" \
-        || die "unknown mode '$m' (keepalive, close, conn10k, https, h2, fixed<K>k[-c<N>])"
+        || die "unknown mode '$m' (keepalive, close, conn10k, https, h2, fixed<K>k[-c<N>][-h2], e.g. fixed10k, fixed50k-c1000, fixed10k-h2)"
 done
 WRK2=${WRK2:-wrk2}
 FLOOR_TICK_US=${FLOOR_TICK_US:-750}
@@ -613,10 +613,13 @@ REPORT="$OUT_DIR/report.md"
         done
     done
     echo
-    python3 - "$RAW" <<'PY'
+    # Each mode's peer, as peer_for says (mode=peer,...).
+    peers=$(for m in "${MODE_LIST[@]}"; do printf '%s=%s,' "$m" "$(peer_for "$m")"; done)
+    python3 - "$RAW" "$peers" <<'PY'
 import csv, json, os, statistics, sys
 
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+peers = dict(p.split("=", 1) for p in sys.argv[2].split(",") if p)
 out_dir = os.path.dirname(sys.argv[1])
 
 def lag_p99(r):
@@ -686,8 +689,7 @@ print("| mode | conns | tool | ok runs | req/s (median) | req/CPU-s (median) | u
 print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for (mode, tool), st in stats.items():
     ratio = ""
-    peer_name = ("h2load" if mode == "h2" else "yace-slack0" if mode.startswith("fixed") and mode.endswith("-h2")
-                 else "wrk2" if mode.startswith("fixed") else "wrk")
+    peer_name = peers[mode]
     peer = stats.get((mode, peer_name)) if tool != peer_name else None
     if tool in ("yace", "yace-slack0", "yace-mon", "yace-tui", "yace-web", "yace-prom", "floor") and peer and peer["rpc"] and st["rpc"]:
         ratio = f"**{st['rpc'] / peer['rpc']:.3f}**"
