@@ -12,7 +12,7 @@ pub mod facts;
 pub mod signals;
 
 use checks::Churn;
-use plan::{Load, Plan};
+use plan::Plan;
 use std::net::SocketAddr;
 
 /// A check's verdict.
@@ -99,11 +99,7 @@ pub fn preflight(plan: &Plan) -> Vec<String> {
     if !plan.keepalive {
         let range = facts::port_range();
         out.push(checks::ports(range, connections));
-        if let Load::Open { stages, .. } = &plan.load {
-            let peak = stages
-                .iter()
-                .flat_map(|s| [s.from, s.to])
-                .fold(0.0, f64::max);
+        if let Some(peak) = plan.load.peak_rate() {
             let host = plan.connect_to().0;
             let loopback = host
                 .parse::<std::net::IpAddr>()
@@ -281,7 +277,7 @@ mod tests {
             keepalive,
             ..Plan::get(
                 Target::parse("http://127.0.0.1:1/").unwrap(),
-                Load::Closed { connections },
+                plan::Load::Closed { connections },
                 plan::Stop {
                     requests: None,
                     duration: Some(Duration::from_secs(1)),

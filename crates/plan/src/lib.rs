@@ -276,6 +276,17 @@ impl Load {
             Load::Users { stages, .. } => Timeline::new(stages.clone()).peak(),
         }
     }
+
+    /// The open model's highest planned rate (requests per second) over
+    /// its stages; None for the other models.
+    pub fn peak_rate(&self) -> Option<f64> {
+        match self {
+            Load::Open { stages, .. } => {
+                Some(stages.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// When the run ends: whichever comes first.

@@ -36,12 +36,8 @@ pub fn shard_part(plan: &plan::Plan, lang: Lang) -> Option<String> {
         Load::Closed { connections } => {
             trf(lang, "{} connections", &[&count(part.share(*connections))])
         }
-        Load::Open {
-            stages,
-            max_inflight,
-            ..
-        } => {
-            let peak = stages.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
+        Load::Open { max_inflight, .. } => {
+            let peak = plan.load.peak_rate().unwrap_or(0.0);
             trf(
                 lang,
                 "up to {}/s, at most {} in flight",
@@ -87,12 +83,8 @@ fn whole_model(r: &RunResult, lang: Lang) -> String {
             "closed model: {}, {}, {}",
             &[&on(*connections), &threads, &conn],
         ),
-        Load::Open {
-            stages,
-            max_inflight,
-            ..
-        } => {
-            let peak = stages.iter().map(|s| s.from.max(s.to)).fold(0.0, f64::max);
+        Load::Open { max_inflight, .. } => {
+            let peak = p.load.peak_rate().unwrap_or(0.0);
             let most = if streams > 1 {
                 trf(
                     lang,
