@@ -313,6 +313,14 @@ pub(crate) fn results(shards: &[Input]) -> Result<RunResult, String> {
         .collect();
     m.series = series(&rs, &shifts, &m.histograms.intervals)?;
     m.shortfall = shortfall(&rs);
+    // Judged again on the whole: one shard alone may keep up with its part.
+    m.behind = stats::behind::of(
+        &m.plan,
+        &m.series,
+        m.summary.cancelled,
+        m.summary.dropped,
+        m.steering.is_some(),
+    );
     m.warnings = warnings(&rs, &m);
     Ok(m)
 }
@@ -603,6 +611,9 @@ fn warnings(rs: &[&RunResult], m: &RunResult) -> Vec<String> {
     if let Some(s) = &m.shortfall {
         out.push(s.message.clone());
     }
+    if let Some(b) = &m.behind {
+        out.push(b.message.clone());
+    }
     let saturated: Vec<String> = rs
         .iter()
         .filter(|r| r.client.saturated)
@@ -638,6 +649,7 @@ fn warnings(rs: &[&RunResult], m: &RunResult) -> Vec<String> {
             .as_ref()
             .map(|s| s.message.as_str())
             .into_iter()
+            .chain(r.behind.as_ref().map(|b| b.message.as_str()))
             .collect();
         for w in &r.warnings {
             if skip.contains(&w.as_str()) || w.starts_with("the load generator was saturated") {

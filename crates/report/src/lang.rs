@@ -169,6 +169,50 @@ pub fn shortfall(lang: Lang, sf: &stats::Shortfall) -> String {
     format!("{what}。原因：{why}。对策：{fix}。")
 }
 
+/// The "fell behind" verdict in the reader's language (English: the one
+/// the result carries; Chinese: rebuilt from its figures).
+pub fn behind(lang: Lang, b: &stats::Behind) -> String {
+    if lang == Lang::En {
+        return b.message.clone();
+    }
+    let ms = |us: f64| {
+        if us >= 1e6 {
+            format!("{:.2} 秒", us / 1e6)
+        } else {
+            format!("{:.1} 毫秒", us / 1e3)
+        }
+    };
+    let mut out = format!(
+        "服务器跟不上：从第 {} 秒起，每秒只应答了 {:.1} 个，而提供的是 {:.1} 个，请求越积越多",
+        b.since_s + 1,
+        b.answered_per_s,
+        b.offered_per_s
+    );
+    if b.waiting_at_end > 0 || b.dropped > 0 {
+        out.push_str(&format!(
+            "（结束时仍有 {} 个在等待",
+            crate::fmt::count(b.waiting_at_end)
+        ));
+        if b.dropped > 0 {
+            out.push_str(&format!("，丢弃 {} 个", crate::fmt::count(b.dropped)));
+        }
+        out.push('）');
+    }
+    if b.latency_first_us > 0.0 {
+        out.push_str(&format!(
+            "，延迟从开头几秒的 {}（中位数）增长到最后几秒的 {}",
+            ms(b.latency_first_us),
+            ms(b.latency_last_us)
+        ));
+    }
+    out.push_str(&format!(
+        "。在这个负载下它的容量约为 {:.0}/秒：延迟数字随运行时长增长，而不是随负载。把速率降到约 {:.0}/秒 再测，或者用 `yace find-max` 找出它能持续承受的最高速率。",
+        b.answered_per_s,
+        (b.answered_per_s * 0.8).floor().max(1.0)
+    ));
+    out
+}
+
 /// A capacity step's formula in the reader's language: its figures stay,
 /// its few words are replaced.
 pub fn formula(lang: Lang, f: &str) -> String {
@@ -258,6 +302,7 @@ fn zh(en: &str) -> Option<&'static str> {
         " (server allows {})" => "（服务器允许 {}）",
         "; {} connections retired by GOAWAY" => "；{} 个连接因 GOAWAY 退役",
         "SHORTFALL" => "负载不足",
+        "BEHIND" => "跟不上",
         "  Requests    {} started   {} responses   {} responses/s" => "  请求        已发起 {}   响应 {}   {} 响应/秒",
         "              {} errors   {} non-2xx   {} cancelled at end   {} retried" => "              错误 {}   非 2xx {}   结束时取消 {}   重试 {}",
         "  Planned     {} = {} started + {} dropped + {} not yet due at the end" => "  计划        {} = 已发起 {} + 丢弃 {} + 结束时尚未到期 {}",
@@ -312,6 +357,7 @@ fn zh(en: &str) -> Option<&'static str> {
         "Partial result" => "部分结果",
         "The figures cover what was done." => "这些数字只涵盖已完成的部分。",
         "Shortfall" => "负载不足",
+        "Fell behind" => "服务器跟不上",
         "Summary" => "概要",
         "Latency" => "延迟",
         "Responses and errors" => "响应与错误",
@@ -372,6 +418,7 @@ fn zh(en: &str) -> Option<&'static str> {
         "<strong>NOT verified</strong> (--insecure)" => "<strong>未验证</strong>（--insecure）",
         "<strong>Partial result</strong>: {}. The figures cover what was done." => "<strong>部分结果</strong>：{}。这些数字只涵盖已完成的部分。",
         "<strong>Shortfall</strong>: {}" => "<strong>负载不足</strong>：{}",
+        "<strong>The server fell behind</strong>: {}" => "<strong>服务器跟不上</strong>：{}",
         "<strong>{} of {} requests failed</strong> ({}%): see Errors below." => "<strong>有 {} 个请求失败</strong>（共 {} 个，{}%）：见下方“错误”。",
         "<strong>{} of {} responses were not 2xx</strong> ({}%): see the status codes below." => "<strong>有 {} 个响应不是 2xx</strong>（共 {} 个，{}%）：见下方状态码。",
         "<strong>{} check(s) failed</strong>: see Checks below." => "<strong>{} 项检查失败</strong>：见下方“检查”。",

@@ -64,6 +64,14 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
             cell(&crate::lang::shortfall(lang, sf))
         )?;
     }
+    if let Some(b) = &r.behind {
+        writeln!(
+            w,
+            "> **{}:** {}\n",
+            t("Fell behind"),
+            cell(&crate::lang::behind(lang, b))
+        )?;
+    }
     writeln!(w, "- {} · {:.2} s ({})", model, s.duration_s, end)?;
     writeln!(
         w,
@@ -348,8 +356,9 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
     if !r.warnings.is_empty() {
         writeln!(w, "\n## {}\n", t("Warnings"))?;
         for x in &r.warnings {
-            let x = match &r.shortfall {
-                Some(sf) if *x == sf.message => crate::lang::shortfall(lang, sf),
+            let x = match (&r.shortfall, &r.behind) {
+                (Some(sf), _) if *x == sf.message => crate::lang::shortfall(lang, sf),
+                (_, Some(b)) if *x == b.message => crate::lang::behind(lang, b),
                 _ => crate::lang::warning(lang, x),
             };
             writeln!(w, "- {}", cell(&x))?;

@@ -221,6 +221,18 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
             writeln!(w, "  {label:<10}  {line}")?;
         }
     }
+    // So is a server that did not keep up: the latency below grew with the
+    // run's length, not with the load.
+    if let Some(b) = &r.behind {
+        writeln!(w)?;
+        for (i, line) in crate::fmt::wrap(&crate::lang::behind(lang, b), 64)
+            .iter()
+            .enumerate()
+        {
+            let label = if i == 0 { tr(lang, "BEHIND") } else { "" };
+            writeln!(w, "  {label:<10}  {line}")?;
+        }
+    }
     writeln!(w)?;
     writeln!(
         w,
@@ -601,11 +613,14 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
             writeln!(w, "              {item}")?;
         }
     }
-    let shown_above = r.shortfall.as_ref().map(|s| s.message.as_str());
+    let shown_above = [
+        r.shortfall.as_ref().map(|s| s.message.as_str()),
+        r.behind.as_ref().map(|b| b.message.as_str()),
+    ];
     for warning in r
         .warnings
         .iter()
-        .filter(|w| Some(w.as_str()) != shown_above)
+        .filter(|w| !shown_above.contains(&Some(w.as_str())))
     {
         writeln!(
             w,

@@ -6,6 +6,7 @@
 // Pure: no I/O beyond what std offers safely, and no unsafe code.
 #![forbid(unsafe_code)]
 
+pub mod behind;
 pub mod fmt;
 pub mod hist;
 pub mod monitor;
@@ -16,6 +17,7 @@ pub mod shard;
 pub mod shortfall;
 pub mod threshold;
 
+pub use behind::Behind;
 pub use recorder::{BodyLengths, Recorder, RecorderOptions, StepTotals, Totals};
 pub use result::{
     BodyLength, CheckResult, ClientLoad, End, EndReason, Environment, Histograms, Http2Info,

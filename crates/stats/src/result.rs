@@ -3,6 +3,7 @@
 //! merge is built, without the run. Its JSON Schema is published in
 //! `docs/schema/result.schema.json`; a test keeps the two in step.
 
+use crate::behind::{self, Behind};
 use crate::hist::{encode, Distribution};
 use crate::recorder::Totals;
 use crate::series::SecondRow;
@@ -73,6 +74,11 @@ pub struct RunResult {
     /// requests), with its likely cause; also the first of `warnings`.
     #[serde(default)]
     pub shortfall: Option<Shortfall>,
+    /// Open model: the server answered fewer requests a second than the
+    /// plan offered, so they piled up and latency grew with the run; absent
+    /// when it kept up (or the run was not an open model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behind: Option<Behind>,
     /// `--monitor`: what the server did on the run's clock, and what it
     /// means; absent when nothing was monitored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -549,6 +555,16 @@ impl RunResult {
         if let Some(s) = &shortfall {
             warnings.insert(0, s.message.clone());
         }
+        let behind = behind::of(
+            &f.plan,
+            &series,
+            t.count(Outcome::Cancelled),
+            dropped,
+            f.steering.is_some(),
+        );
+        if let Some(b) = &behind {
+            warnings.insert(usize::from(shortfall.is_some()), b.message.clone());
+        }
         let lenient: u64 = t.lenient.iter().sum();
         if lenient > 0 {
             warnings.push(format!(
@@ -672,6 +688,7 @@ impl RunResult {
             thresholds: Vec::new(),
             warnings,
             shortfall,
+            behind,
             monitor: None,
             markers: Vec::new(),
             steering: f.steering,

@@ -29,6 +29,8 @@ enum Metric {
     LoadPerCpu,
     /// Problems the monitors diagnosed (a count).
     ServerProblems,
+    /// 1 when the server fell behind the open model's rate (`behind==0`).
+    Behind,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,7 +60,7 @@ pub struct Threshold {
 pub use crate::result::ThresholdResult;
 
 const HELP: &str = "write METRIC OP VALUE, e.g. p99<200ms, mean<50ms, errors<1%, non_2xx<5%, \
-                    rps>500, dropped==0, checks>99%, checks_failed==0; with --monitor: \
+                    rps>500, dropped==0, behind==0, checks>99%, checks_failed==0; with --monitor: \
                     server_cpu<80%, server_cpu_max<95%, server_cpu_per_req<5ms, load_per_cpu<1, \
                     server_problems==0";
 
@@ -110,6 +112,7 @@ impl Threshold {
             "errors" | "error_rate" => Metric::Errors,
             "non_2xx" => Metric::Non2xx,
             "dropped" => Metric::Dropped,
+            "behind" => Metric::Behind,
             "checks" => Metric::Checks,
             "checks_failed" => Metric::ChecksFailed,
             "server_cpu" => Metric::ServerCpu,
@@ -255,6 +258,10 @@ impl Threshold {
             Metric::Max => (latency.max_us, latency.max_us / 1000.0),
             Metric::Min => (latency.min_us, latency.min_us / 1000.0),
             Metric::Rps => (s.rps, s.rps),
+            Metric::Behind => {
+                let v = f64::from(u8::from(r.behind.is_some()));
+                (v, v)
+            }
             Metric::ServerCpu
             | Metric::ServerCpuMax
             | Metric::ServerCpuPerReq

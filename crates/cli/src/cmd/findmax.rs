@@ -196,6 +196,16 @@ fn verdict(r: &RunResult, slos: &[stats::threshold::Threshold]) -> Verdict {
     // Requests sent in a trial's last moments are naturally still in
     // flight: more than half of them, or more than a second's worth,
     // is a server behind.
+    if let Some(b) = &r.behind {
+        return Verdict::Fail {
+            why: format!(
+                "the server fell behind: it answered {:.1}/s of the {:.1}/s offered, {} still waiting at the end",
+                b.answered_per_s,
+                b.offered_per_s,
+                count(b.waiting_at_end)
+            ),
+        };
+    }
     let finished = r.summary.responses + r.summary.errors;
     let unanswered = r.summary.requests.saturating_sub(finished) as f64;
     let per_second = r.summary.requests as f64 / r.summary.duration_s.max(1e-3);

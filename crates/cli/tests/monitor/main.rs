@@ -14,6 +14,7 @@ mod daemons;
 mod harness;
 #[path = "../support/mod.rs"]
 mod support;
+mod verdicts;
 
 use harness::{Stack, StackKind, StatusPage};
 use serde_json::Value;

@@ -622,6 +622,13 @@ fn verdict(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
             &[&esc(&crate::lang::shortfall(lang, sf))],
         ));
     }
+    if let Some(b) = &r.behind {
+        issues.push(trf(
+            lang,
+            "<strong>The server fell behind</strong>: {}",
+            &[&esc(&crate::lang::behind(lang, b))],
+        ));
+    }
     let s = &r.summary;
     if s.errors > 0 {
         issues.push(trf(
@@ -661,8 +668,10 @@ fn verdict(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
         ));
     }
     for x in &r.warnings {
-        // The shortfall is one of them, said above.
-        if r.shortfall.as_ref().is_some_and(|sf| *x == sf.message) {
+        // The shortfall and the fell-behind verdict are among them, said above.
+        if r.shortfall.as_ref().is_some_and(|sf| *x == sf.message)
+            || r.behind.as_ref().is_some_and(|b| *x == b.message)
+        {
             continue;
         }
         issues.push(esc(&crate::lang::warning(lang, x)));
