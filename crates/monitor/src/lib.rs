@@ -24,6 +24,7 @@ mod http;
 mod now;
 pub mod procfs;
 mod sampler;
+pub mod settings;
 pub mod source;
 pub mod spec;
 pub mod ssh;

@@ -369,6 +369,9 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
         for line in crate::monitor::figures(m, lang) {
             writeln!(w, "- {}", cell(&line))?;
         }
+        for line in crate::monitor::asides(m, lang) {
+            writeln!(w, "- {}", cell(&line))?;
+        }
         for d in &m.diagnoses {
             let (message, fix) = crate::monitor::diagnosis(d, lang);
             let mark = if d.severity == "problem" {

@@ -666,6 +666,9 @@ fn server(
         writeln!(w, "{}", trf(lang, head, &[&message]))?;
         writeln!(w, "{}", trf(lang, "              fix: {}", &[&fix]))?;
     }
+    for line in crate::monitor::asides(m, lang) {
+        writeln!(w, "{pad}{line}")?;
+    }
     Ok(())
 }
 

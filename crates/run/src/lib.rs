@@ -628,6 +628,8 @@ impl Prepared {
             result.warnings.push(host::limits_note());
         }
         if let Some(mut m) = monitored {
+            // While the watched processes still run: their config files.
+            monitor::settings::read(&mut m);
             monitor::conclude(&mut m, &result);
             result.monitor = Some(m);
         }

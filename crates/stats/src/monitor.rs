@@ -22,6 +22,86 @@ pub struct Monitoring {
     /// What the samples show, in words, with the fix; most severe first.
     #[serde(default)]
     pub diagnoses: Vec<Diagnosis>,
+    /// Diagnoses whose evidence held but that were not the limit, and why
+    /// (e.g. every php-fpm child busy, but because the CPUs were full):
+    /// never printed as a problem beside the one that was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ruled_out: Vec<RuledOut>,
+    /// Sources that stopped answering for part of the run: their figures
+    /// there are gaps, never the last reading carried on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blind: Vec<Blind>,
+    /// Server settings read at the end of the run from the watched
+    /// processes' config files (`pm.max_children`, `MaxRequestWorkers`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<ServerSetting>,
+}
+
+/// A diagnosis that was considered and set aside.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RuledOut {
+    /// The diagnosis' code (`fpm_max_children`, `server_cpu_saturated`…).
+    pub code: String,
+    /// Why it is not the limit, in words.
+    pub why: String,
+}
+
+/// A source that went blind: from `from_s` to the end of the run (or to
+/// `to_s` when it answered again) its readings are missing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Blind {
+    /// The source's spec.
+    pub source: String,
+    pub from_s: f64,
+    /// None: blind to the end of the run.
+    pub to_s: Option<f64>,
+    /// Why, from its last failed read ("a read took 1,203 ms, over the interval").
+    pub why: String,
+}
+
+/// A setting of the server, read from its config file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerSetting {
+    /// The `--monitor` source whose process it belongs to.
+    pub source: String,
+    /// The process's name (`php-fpm8.2`, `apache2`).
+    pub program: String,
+    /// As in the config (`pm.max_children`, `MaxRequestWorkers`).
+    pub name: String,
+    pub value: f64,
+    /// The file it was read from.
+    pub file: String,
+}
+
+/// One fact a diagnosis rests on: a metric of a source, over some seconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Evidence {
+    /// The source's spec (or `result` for yace's own figures).
+    pub source: String,
+    pub metric: String,
+    /// Samples where it held, of those read.
+    pub samples: u64,
+    pub of: u64,
+    /// The first and last second where it held.
+    pub from_s: f64,
+    pub to_s: f64,
+    /// The most extreme value seen there.
+    pub value: f64,
+    /// The same, in words.
+    pub words: String,
+}
+
+/// The setting a diagnosis says to change.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Setting {
+    /// As in the config (`pm.max_children`).
+    pub name: String,
+    /// Its value now, where it could be read (config, or the pool's size).
+    pub current: Option<f64>,
+    /// What Little's law suggests from the measured figures.
+    pub suggested: Option<f64>,
+    /// How `suggested` was reached, in words.
+    pub how: String,
 }
 
 /// One `--monitor` source and its series.
@@ -109,8 +189,8 @@ pub struct ServerFigures {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Diagnosis {
     /// Stable: `server_cpu_saturated`, `fpm_max_children`,
-    /// `apache_out_of_workers`, `listen_overflow`, `nginx_dropped`,
-    /// `time_wait`, `memory_low`, `client_bound`.
+    /// `apache_out_of_workers`, `accept_queue`, `listen_overflow`,
+    /// `nginx_dropped`, `time_wait`, `memory_low`, `client_bound`.
     pub code: String,
     /// `problem` (the likely limit) or `note`.
     pub severity: String,
@@ -119,6 +199,12 @@ pub struct Diagnosis {
     /// The figures the message quotes, by name, for other languages and tools.
     #[serde(default)]
     pub figures: std::collections::BTreeMap<String, f64>,
+    /// What it rests on: which figures, over which seconds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+    /// The setting to change, its value now and the one suggested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setting: Option<Setting>,
 }
 
 impl Monitoring {

@@ -392,6 +392,10 @@ mod tests {
         assert_eq!((t.metric, t.op, t.value), (Metric::Rps, Op::Ge, 500.0));
         assert_eq!(Threshold::parse("p99.9<1s", None).unwrap().value, 1e6);
         assert_eq!(Threshold::parse("dropped==0", None).unwrap().op, Op::Eq);
+        assert_eq!(
+            Threshold::parse("behind==0", None).unwrap().metric,
+            Metric::Behind
+        );
     }
 
     #[test]
@@ -420,6 +424,8 @@ mod tests {
                 message: String::new(),
                 fix: String::new(),
                 figures: Default::default(),
+                evidence: Vec::new(),
+                setting: None,
             }],
             ..Default::default()
         });
