@@ -626,7 +626,10 @@ fn verdict(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
         issues.push(trf(
             lang,
             "<strong>The server fell behind</strong>: {}",
-            &[&esc(&crate::lang::behind(lang, b))],
+            // The label says it; the paragraph goes on from its colon.
+            &[&esc(crate::lang::behind(lang, b)
+                .split_once([':', '：'])
+                .map_or("", |(_, rest)| rest.trim_start()))],
         ));
     }
     let s = &r.summary;
