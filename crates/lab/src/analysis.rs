@@ -44,6 +44,11 @@ pub struct RunFigures {
     pub workers_busy: Option<f64>,
     /// The client was the limit: the run measures yace, not the server.
     pub saturated: bool,
+    /// The server fell behind the open model's rate (`behind` in the
+    /// result): its throughput is its capacity, and its latency grew with
+    /// the run's length, not the load.
+    #[serde(default)]
+    pub behind: bool,
     /// Throughput trended inside the run (the server warming up, a cache
     /// filling, something else on the machine).
     pub drifted: bool,
@@ -84,6 +89,7 @@ impl RunFigures {
             load_per_cpu: None,
             workers_busy: None,
             saturated: answer["end"] == "client_bound",
+            behind: false,
             drifted: false,
             responses: 0,
             per_second: Vec::new(),
@@ -128,6 +134,7 @@ impl RunFigures {
             load_per_cpu: r.monitor.as_ref().and_then(|m| m.server.load_per_cpu_max),
             workers_busy: r.monitor.as_ref().and_then(|m| m.server.workers_busy_max),
             saturated: r.client.saturated,
+            behind: r.behind.is_some(),
             drifted: per_second.len() >= 8 && stats::drifts(&per_second, 0.01, 0.05),
             responses: r.summary.responses,
             per_second,

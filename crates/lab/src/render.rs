@@ -104,6 +104,13 @@ pub(crate) fn flags(state: &State, p: &PointStats, lang: Lang) -> Vec<String> {
             &[&name, r],
         ));
     }
+    for r in p.runs.iter().filter(|r| r.behind) {
+        out.push(trf(
+            lang,
+            "{}: repetition {}: the server fell behind the rate offered; its throughput is its capacity, its latency grew with the run's length",
+            &[&name, &r.rep],
+        ));
+    }
     for r in p.runs.iter().filter(|r| p.left_out.contains(&r.rep)) {
         let why = if r.saturated {
             "the client was the limit"
