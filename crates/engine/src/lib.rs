@@ -17,7 +17,7 @@ pub use flow::{Fixed, FixedUser, Flow, Next};
 // crate, so they need not link the engine (rustls, epoll) to speak it.
 pub use sample::{Captured, Outcome, Sample, Sink, MAX_COOKIES, MAX_COOKIE_BYTES};
 pub use steer::{Steer, UsersNow, LEAD_NS};
-pub use worker::WorkerReport;
+pub use worker::{PacedReport, WorkerReport};
 
 use plan::{Late, Load, Plan, Scheme};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};

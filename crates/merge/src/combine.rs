@@ -160,6 +160,11 @@ pub(crate) fn results(shards: &[Input]) -> Result<RunResult, String> {
     s.dropped = sum(&|r| r.summary.dropped);
     s.planned = all_some(&|r| r.summary.planned);
     s.not_yet_due = all_some(&|r| r.summary.not_yet_due);
+    // Paced users: each shard accounted for its own users' iterations.
+    s.started = all_some(&|r| r.summary.started);
+    s.missed = all_some(&|r| r.summary.missed);
+    s.users = all_some(&|r| r.summary.users);
+    s.users_never_served = all_some(&|r| r.summary.users_never_served);
     s.non_2xx = sum(&|r| r.summary.non_2xx);
     s.retries = sum(&|r| r.summary.retries);
     s.reused_connections = sum(&|r| r.summary.reused_connections);
@@ -591,15 +596,26 @@ fn shortfall(rs: &[&RunResult]) -> Option<Shortfall> {
     s.dropped = all.iter().map(|(_, s)| s.dropped).sum();
     s.late = all.iter().map(|(_, s)| s.late).sum();
     let _ = worst_r;
-    s.message = format!(
-        "the load fell short on shard(s) {}: {} of {} requests due were dropped and {} sent \
-         late, over all shards; on the worst: {}",
-        who.join(", "),
-        s.dropped,
-        s.due,
-        s.late,
-        worst.message
-    );
+    s.message = if s.iterations {
+        format!(
+            "the load fell short on shard(s) {}: {} of {} iterations due were missed, over all \
+             shards; on the worst: {}",
+            who.join(", "),
+            s.dropped,
+            s.due,
+            worst.message
+        )
+    } else {
+        format!(
+            "the load fell short on shard(s) {}: {} of {} requests due were dropped and {} sent \
+             late, over all shards; on the worst: {}",
+            who.join(", "),
+            s.dropped,
+            s.due,
+            s.late,
+            worst.message
+        )
+    };
     Some(s)
 }
 

@@ -99,6 +99,7 @@ fn result_of(p: &Plan, mine: &[(u64, u64, u64, u16)]) -> RunResult {
             connections_opened: 3,
             not_yet_due: Some(0),
             visits: None,
+            paced: None,
             steering: None,
             server_software: None,
             step_names: Vec::new(),

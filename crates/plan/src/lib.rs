@@ -14,6 +14,7 @@
 mod crowd;
 mod diag;
 pub mod method;
+pub mod paced;
 mod request;
 pub mod rng;
 mod schedule;

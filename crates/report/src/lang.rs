@@ -136,13 +136,23 @@ pub fn shortfall(lang: Lang, sf: &stats::Shortfall) -> String {
         return sf.message.clone();
     }
     let c = crate::fmt::count;
-    let mut what = format!(
-        "所要求的负载没有提供出来：到期的 {} 个请求中发送了 {} 个（{:.1}%）",
-        c(sf.due),
-        c(sf.sent),
-        sf.sent as f64 * 100.0 / sf.due.max(1) as f64
-    );
-    if sf.dropped > 0 {
+    let mut what = if sf.iterations {
+        format!(
+            "所要求的负载没有提供出来：到期的 {} 次迭代中开始了 {} 次（{:.1}%），错过 {} 次",
+            c(sf.due),
+            c(sf.sent),
+            sf.sent as f64 * 100.0 / sf.due.max(1) as f64,
+            c(sf.dropped)
+        )
+    } else {
+        format!(
+            "所要求的负载没有提供出来：到期的 {} 个请求中发送了 {} 个（{:.1}%）",
+            c(sf.due),
+            c(sf.sent),
+            sf.sent as f64 * 100.0 / sf.due.max(1) as f64
+        )
+    };
+    if sf.dropped > 0 && !sf.iterations {
         what.push_str(&format!("，丢弃 {} 个", c(sf.dropped)));
     }
     if sf.late > 0 {
@@ -164,6 +174,14 @@ pub fn shortfall(lang: Lang, sf: &stats::Shortfall) -> String {
         Cause::ServerTooSlow => (
             "服务器有时太慢：请求到期时所有槽位都在忙",
             "看每秒数据找出发生的时间；降低速率找出服务器能持续承受的水平，或者接受这次停顿就是服务器的表现",
+        ),
+        Cause::UsersNeverServed => (
+            "服务器同时只接受了有限的连接：一部分用户从第一个请求到运行结束都没有得到响应（保持连接时每个用户占住服务器的一个工作进程）",
+            "提高服务器的连接或工作进程上限（Apache MaxRequestWorkers、nginx worker_connections、php-fpm pm.max_children），或者减少用户数；上面的延迟已经计入了等待用户的时间",
+        ),
+        Cause::SlowIterations => (
+            "迭代超过了节奏间隔：下一次迭代到期时用户还在等上一次的响应",
+            "服务器在这个节奏下撑不住这么多用户；减少用户数或拉长 --pacing，找出它能持续承受的水平",
         ),
     };
     format!("{what}。原因：{why}。对策：{fix}。")
@@ -306,6 +324,8 @@ fn zh(en: &str) -> Option<&'static str> {
         "  Requests    {} started   {} responses   {} responses/s" => "  请求        已发起 {}   响应 {}   {} 响应/秒",
         "              {} errors   {} non-2xx   {} cancelled at end   {} retried" => "              错误 {}   非 2xx {}   结束时取消 {}   重试 {}",
         "  Planned     {} = {} started + {} dropped + {} not yet due at the end" => "  计划        {} = 已发起 {} + 丢弃 {} + 结束时尚未到期 {}",
+        "  Planned     {} iterations = {} started + {} missed + {} not yet due at the end" => "  计划        {} 次迭代 = 已开始 {} + 错过 {} + 结束时尚未到期 {}",
+        "  Users       {} started, {} never answered (waited the whole run)" => "  用户        已启动 {}，{} 个从未得到响应（等了整个运行）",
         "  Transfer    in {} ({}/s)   out {}   bodies {}" => "  传输        接收 {}（{}/秒）   发送 {}   正文 {}",
         "  Body        {} bytes first; length varied in {} responses ({}–{} bytes): information, not failure" => "  正文        首个 {} 字节；{} 个响应的长度不同（{}–{} 字节）：仅供参考，不算失败",
         "  Body        {} bytes, every response" => "  正文        每个响应 {} 字节",
@@ -844,6 +864,8 @@ mod tests {
         "  Requests    {} started   {} responses   {} responses/s",
         "              {} errors   {} non-2xx   {} cancelled at end   {} retried",
         "  Planned     {} = {} started + {} dropped + {} not yet due at the end",
+        "  Planned     {} iterations = {} started + {} missed + {} not yet due at the end",
+        "  Users       {} started, {} never answered (waited the whole run)",
         "  Transfer    in {} ({}/s)   out {}   bodies {}",
         "  Body        {} bytes first; length varied in {} responses ({}–{} bytes): information, not failure",
         "    min {}   mean {}   stdev {}   max {}",

@@ -259,8 +259,37 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
             ]
         )
     )?;
-    // Every planned request accounted for, when some were not sent.
-    if let (Some(planned), Some(later)) = (s.planned, s.not_yet_due) {
+    // Paced users: every planned iteration accounted for, and who waited.
+    if let (Some(planned), Some(later), Some(started), Some(missed)) =
+        (s.planned, s.not_yet_due, s.started, s.missed)
+    {
+        writeln!(
+            w,
+            "{}",
+            l10n(
+                "  Planned     {} iterations = {} started + {} missed + {} not yet due at the end",
+                &[
+                    &count(planned),
+                    &count(started),
+                    &count(missed),
+                    &count(later)
+                ]
+            )
+        )?;
+        if let (Some(users), Some(never)) = (s.users, s.users_never_served) {
+            if never > 0 {
+                writeln!(
+                    w,
+                    "{}",
+                    l10n(
+                        "  Users       {} started, {} never answered (waited the whole run)",
+                        &[&count(users), &count(never)]
+                    )
+                )?;
+            }
+        }
+    } else if let (Some(planned), Some(later)) = (s.planned, s.not_yet_due) {
+        // Every planned request accounted for, when some were not sent.
         if s.dropped > 0 || later > 0 {
             writeln!(
                 w,

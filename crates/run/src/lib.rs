@@ -473,6 +473,12 @@ impl Prepared {
             scheduled: !matches!(plan.load, Load::Closed { .. }),
             steps: step_names.len(),
             tls: plan.target.scheme == plan::Scheme::Https,
+            paced: match &plan.load {
+                Load::Users {
+                    pacing: Some(p), ..
+                } => Some(p.as_nanos().min(u64::MAX as u128) as u64),
+                _ => None,
+            },
         };
         let workers: Vec<((Recorder, X), F)> = (0..threads)
             .map(|w| Recorder::new(w, options, series.clone()))
@@ -523,6 +529,7 @@ impl Prepared {
         let mut opened = 0;
         let mut not_yet_due = Some(0);
         let mut visits: Option<u64> = None;
+        let mut paced: Option<stats::Paced> = None;
         let mut server_software = None;
         let mut tls = (plan.target.scheme == plan::Scheme::Https).then_some(stats::TlsInfo {
             version: None,
@@ -549,6 +556,14 @@ impl Prepared {
             not_yet_due = not_yet_due.zip(rep.not_yet_due).map(|(a, b)| a + b);
             if let Some(v) = rep.visits {
                 *visits.get_or_insert(0) += v;
+            }
+            if let Some(p) = rep.paced {
+                let sum = paced.get_or_insert_with(Default::default);
+                sum.started += p.started;
+                sum.missed += p.missed;
+                sum.not_yet_due += p.not_yet_due;
+                sum.users += p.users;
+                sum.users_never_served += p.users_never_served;
             }
             if let Some(t) = tls.as_mut() {
                 t.resumed_handshakes += rep.tls_resumed;
@@ -605,6 +620,7 @@ impl Prepared {
                 connections_opened: opened,
                 not_yet_due,
                 visits,
+                paced,
                 steering: self.steered(duration_ns),
                 server_software,
                 step_names: step_names.to_vec(),

@@ -267,6 +267,14 @@ pub struct RecorderOptions {
     pub steps: usize,
     /// HTTPS: record the TLS handshake phase.
     pub tls: bool,
+    /// Paced virtual users: the pacing, ns. Their waiting is latency
+    /// (docs/design/016-paced-users-accounting.md): a missed iteration
+    /// (dropped) counts from its due time to when its user could have
+    /// started it, and a request still waiting at the end a pacing period
+    /// or more after it was due counts to the end. Lower bounds of what
+    /// each would have waited, as HdrHistogram's expected-interval
+    /// correction records them, instead of leaving the waiting out.
+    pub paced: Option<u64>,
 }
 
 /// One worker's recorder.
@@ -275,6 +283,7 @@ pub struct Recorder {
     pub totals: Totals,
     scheduled: bool,
     tls: bool,
+    paced: Option<u64>,
     worker: usize,
     second: u64,
     cur: SecondAcc,
@@ -297,6 +306,7 @@ impl Recorder {
             totals,
             scheduled: options.scheduled,
             tls: options.tls,
+            paced: options.paced,
             worker,
             second: 0,
             cur: Self::second(options.scheduled),
@@ -399,8 +409,22 @@ impl Sink for Recorder {
                 };
                 self.cur.classes[class] += 1;
             }
-            Outcome::Cancelled => self.cur.cancelled += 1,
-            Outcome::Dropped => self.cur.dropped += 1,
+            Outcome::Cancelled => {
+                self.cur.cancelled += 1;
+                let waited = s.end.saturating_sub(s.intended);
+                if self.paced.is_some_and(|p| waited >= p) {
+                    record_ns(&mut t.latency, waited);
+                    record_ns(&mut self.cur.hist, waited);
+                }
+            }
+            Outcome::Dropped => {
+                self.cur.dropped += 1;
+                if self.paced.is_some() {
+                    let waited = s.end.saturating_sub(s.intended);
+                    record_ns(&mut t.latency, waited);
+                    record_ns(&mut self.cur.hist, waited);
+                }
+            }
             o => {
                 self.cur.errors += 1;
                 self.cur.failed[o as usize] += 1;
@@ -515,6 +539,46 @@ mod tests {
         assert_eq!(merged.body.min, 12);
         assert_eq!(merged.body.max, 14);
         assert_eq!(merged.statuses[500], 100);
+    }
+
+    #[test]
+    fn paced_users_waiting_is_latency() {
+        let series = Arc::new(Mutex::new(Series::new(1)));
+        let ms = 1_000_000;
+        let options = RecorderOptions {
+            scheduled: true,
+            paced: Some(500 * ms),
+            ..Default::default()
+        };
+        let mut r = Recorder::new(0, options, series);
+        let at = |outcome, intended, end| Sample {
+            outcome,
+            intended,
+            start: end,
+            end,
+            ..Default::default()
+        };
+        // A missed iteration, due at 1 s, its user free at 1.7 s.
+        r.record(&at(Outcome::Dropped, 1000 * ms, 1700 * ms));
+        // Cancelled at the end: one waiting since 0 s counts, one sent
+        // 10 ms before the end does not.
+        r.record(&at(Outcome::Cancelled, 0, 3000 * ms));
+        r.record(&at(Outcome::Cancelled, 2990 * ms, 3000 * ms));
+        assert_eq!(r.totals.latency.len(), 2);
+        assert_eq!(
+            r.totals.latency.max(),
+            r.totals.latency.highest_equivalent(3_000_000)
+        );
+        assert_eq!(r.totals.count(Outcome::Dropped), 1);
+        // Unpaced, neither is latency (the open model's drops are counted only).
+        let mut open = Recorder::new(
+            0,
+            RecorderOptions::default(),
+            Arc::new(Mutex::new(Series::new(1))),
+        );
+        open.record(&at(Outcome::Dropped, 1000 * ms, 1700 * ms));
+        open.record(&at(Outcome::Cancelled, 0, 3000 * ms));
+        assert_eq!(open.totals.latency.len(), 0);
     }
 
     #[test]

@@ -286,6 +286,26 @@ pub struct Summary {
     /// Of `planned`: not yet due (closed model: not yet started) when the
     /// run stopped, e.g. on Ctrl-C.
     pub not_yet_due: Option<u64>,
+    /// Paced virtual users: iterations started, on time or late (`planned`
+    /// then counts iterations: `planned = started + missed + not_yet_due`).
+    /// Absent for the other models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<u64>,
+    /// Paced virtual users: iterations that came due while their user
+    /// could not start them (its previous iteration, or its connection,
+    /// still under way); also counted in `dropped`. Absent for the other
+    /// models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missed: Option<u64>,
+    /// Paced virtual users: users whose window opened before the run
+    /// stopped. Absent for the other models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users: Option<u64>,
+    /// Paced virtual users, the worst case: of `users`, those never
+    /// answered (not one response, though they had a pacing period at
+    /// least): they waited from their first request to the end of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users_never_served: Option<u64>,
     /// Responses with a status outside 200–299.
     pub non_2xx: u64,
     /// Requests re-sent once after a stale keep-alive connection.
@@ -404,6 +424,16 @@ pub struct IntervalHistogram {
     pub latency: String,
 }
 
+/// Paced virtual users' iterations and users, added over the workers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Paced {
+    pub started: u64,
+    pub missed: u64,
+    pub not_yet_due: u64,
+    pub users: u64,
+    pub users_never_served: u64,
+}
+
 /// What the caller knows that the totals don't.
 #[derive(Debug, Clone)]
 pub struct RunFacts {
@@ -426,6 +456,9 @@ pub struct RunFacts {
     /// cancelled at the end. The plan's timetable then holds arrivals, each
     /// any number of requests.
     pub visits: Option<u64>,
+    /// Paced virtual users: their iterations, as the workers accounted
+    /// for them (None for the other models).
+    pub paced: Option<Paced>,
     pub server_software: Option<String>,
     /// Scenario step names, by step id (empty for a plain run).
     pub step_names: Vec<String>,
@@ -509,15 +542,27 @@ impl RunResult {
         let dropped = t.count(Outcome::Dropped);
         // Journeys: the timetable's arrivals are visitors (the workers
         // count those started or cancelled at the end).
-        let (started, what) = match f.visits {
-            Some(v) => (v, "arrivals"),
-            None => (requests, "requests"),
+        // Paced users: the plan's iterations (a steered run's users had
+        // other windows than the plan's, so no count of its own).
+        let paced = f
+            .paced
+            .filter(|_| f.steering.is_none())
+            .and_then(|p| f.plan.planned_iterations().map(|planned| (p, planned)));
+        let (started, what) = match (f.visits, paced) {
+            (Some(v), _) => (v, "arrivals"),
+            (None, Some((p, _))) => (p.started, "iterations"),
+            (None, None) => (requests, "requests"),
         };
         // A shard plans its share of the timetable (`--shard`); a steered
         // run what its steering held.
-        let planned = match &f.steering {
-            Some(st) => st.planned,
-            None => f.plan.planned(),
+        let planned = match (&f.steering, paced) {
+            (Some(st), _) => st.planned,
+            (None, Some((_, planned))) => Some(planned),
+            (None, None) => f.plan.planned(),
+        };
+        let not_yet_due = match paced {
+            Some((p, _)) => Some(p.not_yet_due),
+            None => f.not_yet_due,
         };
         if let Some(st) = &f.steering {
             let what = if st.users.is_empty() {
@@ -531,7 +576,7 @@ impl RunResult {
                 st.changes().join(", ")
             ));
         }
-        if let (Some(p), Some(n)) = (planned, f.not_yet_due) {
+        if let (Some(p), Some(n)) = (planned, not_yet_due) {
             if started + dropped + n != p {
                 warnings.push(format!(
                     "accounting: the plan held {p} {what} but {started} started, {dropped} \
@@ -544,7 +589,8 @@ impl RunResult {
             &shortfall::Offered {
                 plan: &f.plan,
                 planned,
-                not_yet_due: f.not_yet_due,
+                not_yet_due,
+                paced: paced.map(|(p, _)| p),
                 saturated,
                 busiest_thread: f.busiest_thread,
                 connections_opened: f.connections_opened,
@@ -589,7 +635,11 @@ impl RunResult {
                 cancelled: t.count(Outcome::Cancelled),
                 dropped,
                 planned,
-                not_yet_due: planned.and(f.not_yet_due),
+                not_yet_due: planned.and(not_yet_due),
+                started: paced.map(|(p, _)| p.started),
+                missed: paced.map(|(p, _)| p.missed),
+                users: paced.map(|(p, _)| p.users),
+                users_never_served: paced.map(|(p, _)| p.users_never_served),
                 non_2xx,
                 retries: t.retries,
                 reused_connections: t.reused,

@@ -2,6 +2,10 @@
 //! not send what its plan said measured a different load than the one on
 //! the command line, so this is said at the top of every summary, with the
 //! likely cause and what to change — not left in a footnote.
+//!
+//! Paced virtual users too: their iterations are planned as the open
+//! model's requests are (`plan::paced`), and one that could not start on
+//! time is missed (docs/design/016-paced-users-accounting.md).
 
 use crate::fmt::count;
 use crate::recorder::Totals;
@@ -28,6 +32,10 @@ pub struct Shortfall {
     pub dropped: u64,
     /// Sent more than 10 ms after they were due.
     pub late: u64,
+    /// Paced virtual users: `due`, `sent` and `dropped` count iterations
+    /// (started, missed), not requests. Absent (false) for the open model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub iterations: bool,
     pub cause: Cause,
     /// One paragraph for people: what happened, the cause, the fix.
     pub message: String,
@@ -48,6 +56,14 @@ pub enum Cause {
     /// The slots were free on average but the server was too slow at times
     /// (stalls, slow responses): requests came due with every slot busy.
     ServerTooSlow,
+    /// Paced users: some users were never answered the whole run — the
+    /// server took only so many connections at once (with keep-alive each
+    /// user holds one of its workers) and the rest waited.
+    UsersNeverServed,
+    /// Paced users: every user was answered, but iterations ran past their
+    /// pacing slot (slow responses), so the next one came due while the
+    /// user was still busy.
+    SlowIterations,
 }
 
 /// What the shortfall check needs besides the totals.
@@ -55,6 +71,9 @@ pub(crate) struct Offered<'a> {
     pub plan: &'a Plan,
     pub planned: Option<u64>,
     pub not_yet_due: Option<u64>,
+    /// Paced virtual users: their iterations and users (with `planned`
+    /// counting iterations).
+    pub paced: Option<crate::result::Paced>,
     pub saturated: bool,
     pub busiest_thread: f64,
     pub connections_opened: u64,
@@ -63,6 +82,12 @@ pub(crate) struct Offered<'a> {
 
 /// The shortfall of an open-model run, if it had one.
 pub(crate) fn of(t: &Totals, o: &Offered, spell: &dyn Spelling) -> Option<Shortfall> {
+    if let (Load::Users { pacing, .. }, Some(paced), Some(planned)) =
+        (&o.plan.load, o.paced, o.planned)
+    {
+        let pacing_s = pacing.map_or(0.0, |p| p.as_secs_f64());
+        return users(t, o, &paced, planned, pacing_s, spell);
+    }
     let Load::Open { max_inflight, .. } = &o.plan.load else {
         return None;
     };
@@ -190,6 +215,128 @@ pub(crate) fn of(t: &Totals, o: &Offered, spell: &dyn Spelling) -> Option<Shortf
         sent,
         dropped,
         late,
+        iterations: false,
+        cause,
+        message: format!("{what}. Cause: {why}. Fix: {fix}."),
+    })
+}
+
+/// Paced users' shortfall: iterations missed. Lateness alone is not one
+/// here (a user's timers and think times make some lag normal); a missed
+/// iteration is, as a dropped request is in the open model.
+fn users(
+    t: &Totals,
+    o: &Offered,
+    p: &crate::result::Paced,
+    planned: u64,
+    pacing_s: f64,
+    spell: &dyn Spelling,
+) -> Option<Shortfall> {
+    if p.missed == 0 {
+        return None;
+    }
+    let due = planned.saturating_sub(p.not_yet_due);
+    let late = if t.lag.is_empty() {
+        0
+    } else {
+        t.lag.count_between(LATE_MS * 1000 + 1, t.lag.max())
+    };
+    let connect_errors: u64 = [
+        Outcome::ConnectRefused,
+        Outcome::ConnectTimeout,
+        Outcome::ConnectError,
+    ]
+    .iter()
+    .map(|&c| t.count(c))
+    .sum();
+    let served = p.users - p.users_never_served;
+    let service_s = if t.service.is_empty() {
+        0.0
+    } else {
+        t.service.mean() / 1e6
+    };
+    let (cause, why, fix) = if o.saturated {
+        (
+            Cause::ClientSaturated,
+            format!(
+                "the client was saturated (busiest thread {:.0}% busy) and could not start                  iterations on time",
+                o.busiest_thread * 100.0
+            ),
+            format!(
+                "add threads ({}) or client machines; the server was not measured at this load",
+                spell.usage(Field::Threads)
+            ),
+        )
+    } else if p.users_never_served > 0 {
+        (
+            Cause::UsersNeverServed,
+            format!(
+                "the server answered only {} of the {} users: it took no more than about {}                  connections at once, and {} users waited for an answer from their first                  request to the end of the run ({} connection errors){}",
+                count(served),
+                count(p.users),
+                count(served),
+                count(p.users_never_served),
+                count(connect_errors),
+                if o.plan.keepalive {
+                    "; with keep-alive each user holds one of the server's workers for the                      whole run"
+                } else {
+                    ""
+                }
+            ),
+            format!(
+                "raise the server's limit on connections or workers (Apache MaxRequestWorkers                  and ServerLimit, nginx worker_connections, php-fpm pm.max_children behind a                  server that holds connections, the listen backlog) to {} or more, or run fewer                  users ({}); the latency counts the waiting users' time",
+                count(p.users),
+                spell.usage(Field::Users)
+            ),
+        )
+    } else if connect_errors * 100 > p.started {
+        (
+            Cause::Connections,
+            format!(
+                "connections failed ({} connection errors for {} iterations started), so users                  were busy connecting when their next iteration came due",
+                count(connect_errors),
+                count(p.started)
+            ),
+            "check the server's connection limits (listen backlog, worker_connections,              MaxRequestWorkers) and the errors below"
+                .to_string(),
+        )
+    } else {
+        let max_s = t.service.max() as f64 / 1e6;
+        (
+            Cause::SlowIterations,
+            format!(
+                "iterations ran past their pacing ({}): service time mean {}, max {}, so users                  were still busy when their next iteration came due",
+                ms(pacing_s),
+                ms(service_s),
+                ms(max_s)
+            ),
+            format!(
+                "the server does not keep up with {} users at this pacing; lower the users or                  lengthen {} to find what it sustains",
+                count(p.users),
+                spell.usage(Field::Pacing)
+            ),
+        )
+    };
+    let mut what = format!(
+        "the load asked for was not offered: {} of {} iterations due were started ({:.1}%), {}          missed",
+        count(p.started),
+        count(due),
+        p.started as f64 * 100.0 / due.max(1) as f64,
+        count(p.missed)
+    );
+    if p.users_never_served > 0 {
+        what.push_str(&format!(
+            "; {} of {} users were never answered",
+            count(p.users_never_served),
+            count(p.users)
+        ));
+    }
+    Some(Shortfall {
+        due,
+        sent: p.started,
+        dropped: p.missed,
+        late,
+        iterations: true,
         cause,
         message: format!("{what}. Cause: {why}. Fix: {fix}."),
     })
@@ -250,6 +397,7 @@ mod tests {
             plan,
             planned: Some(1500),
             not_yet_due: Some(0),
+            paced: None,
             saturated: false,
             busiest_thread: 0.1,
             connections_opened: 20,
@@ -326,6 +474,82 @@ mod tests {
         assert_eq!(s.cause, Cause::Connections);
         assert!(
             s.message.contains("1,000 connections opened"),
+            "{}",
+            s.message
+        );
+    }
+
+    /// 20 paced users, 500 ms, 3 s: 120 iterations planned.
+    fn paced_plan() -> Plan {
+        let mut p = plan(20);
+        p.load = Load::Users {
+            stages: vec![plan::UserStage {
+                duration: Duration::from_secs(3),
+                from: 20.0,
+                to: 20.0,
+            }],
+            pacing: Some(Duration::from_millis(500)),
+            think: plan::Think::None,
+        };
+        p
+    }
+
+    fn paced(p: &Plan, pc: crate::result::Paced) -> Offered<'_> {
+        Offered {
+            planned: p.planned_iterations(),
+            not_yet_due: Some(pc.not_yet_due),
+            paced: Some(pc),
+            ..offered(p)
+        }
+    }
+
+    #[test]
+    fn paced_users_never_answered_are_named_with_the_servers_limit() {
+        let p = paced_plan();
+        assert_eq!(p.planned_iterations(), Some(120));
+        // 5 users served 6 iterations each; 15 started one each, never
+        // answered, and missed the other 5.
+        let pc = crate::result::Paced {
+            started: 45,
+            missed: 75,
+            not_yet_due: 0,
+            users: 20,
+            users_never_served: 15,
+        };
+        let s = of(&totals(30, 75, 1, 0), &paced(&p, pc), &Keys).unwrap();
+        assert_eq!(s.cause, Cause::UsersNeverServed);
+        assert!(s.iterations);
+        assert_eq!((s.due, s.sent, s.dropped), (120, 45, 75));
+        assert!(s.message.contains("45 of 120 iterations"), "{}", s.message);
+        assert!(
+            s.message.contains("answered only 5 of the 20 users"),
+            "{}",
+            s.message
+        );
+        assert!(s.message.contains("15 of 20 users were never answered"));
+    }
+
+    #[test]
+    fn paced_users_that_keep_up_have_no_shortfall_and_slow_ones_are_told() {
+        let p = paced_plan();
+        let on_time = crate::result::Paced {
+            started: 120,
+            missed: 0,
+            not_yet_due: 0,
+            users: 20,
+            users_never_served: 0,
+        };
+        // Lateness alone is not a users' shortfall.
+        assert_eq!(of(&totals(120, 0, 1, 50), &paced(&p, on_time), &Keys), None);
+        let slow = crate::result::Paced {
+            started: 100,
+            missed: 20,
+            ..on_time
+        };
+        let s = of(&totals(100, 20, 700, 0), &paced(&p, slow), &Keys).unwrap();
+        assert_eq!(s.cause, Cause::SlowIterations);
+        assert!(
+            s.message.contains("ran past their pacing (500.0 ms)"),
             "{}",
             s.message
         );

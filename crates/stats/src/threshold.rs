@@ -15,6 +15,9 @@ enum Metric {
     Errors,
     Non2xx,
     Dropped,
+    /// Paced users: iterations missed (`missed==0`, `missed<1%` of those
+    /// due); the open model's dropped requests otherwise.
+    Missed,
     /// Passing checks (k6's `checks`): `checks>99%`.
     Checks,
     /// Failing checks: `checks_failed==0`, `checks_failed<1%`.
@@ -60,7 +63,8 @@ pub struct Threshold {
 pub use crate::result::ThresholdResult;
 
 const HELP: &str = "write METRIC OP VALUE, e.g. p99<200ms, mean<50ms, errors<1%, non_2xx<5%, \
-                    rps>500, dropped==0, behind==0, checks>99%, checks_failed==0; with --monitor: \
+                    rps>500, dropped==0, missed==0, behind==0, checks>99%, checks_failed==0; \
+                    with --monitor: \
                     server_cpu<80%, server_cpu_max<95%, server_cpu_per_req<5ms, load_per_cpu<1, \
                     server_problems==0";
 
@@ -113,6 +117,7 @@ impl Threshold {
             "non_2xx" => Metric::Non2xx,
             "dropped" => Metric::Dropped,
             "behind" => Metric::Behind,
+            "missed" => Metric::Missed,
             "checks" => Metric::Checks,
             "checks_failed" => Metric::ChecksFailed,
             "server_cpu" => Metric::ServerCpu,
@@ -282,12 +287,17 @@ impl Threshold {
             Metric::Errors
             | Metric::Non2xx
             | Metric::Dropped
+            | Metric::Missed
             | Metric::Checks
             | Metric::ChecksFailed => {
                 let (n, total) = match self.metric {
                     Metric::Errors => (errors, finished),
                     Metric::Non2xx => (non_2xx, finished),
                     Metric::Dropped => (s.dropped, s.requests + s.dropped),
+                    Metric::Missed => match (s.missed, s.started) {
+                        (Some(m), Some(st)) => (m, st + m),
+                        _ => (s.dropped, s.requests + s.dropped),
+                    },
                     Metric::Checks => (checks_total - checks_failed, checks_total),
                     _ => (checks_failed, checks_total),
                 };
@@ -396,6 +406,28 @@ mod tests {
             Threshold::parse("behind==0", None).unwrap().metric,
             Metric::Behind
         );
+    }
+
+    #[test]
+    fn missed_reads_paced_users_iterations_else_the_dropped_requests() {
+        let mut r: RunResult = serde_json::from_str(include_str!(
+            "../../report/tests/render/fixtures/closed.json"
+        ))
+        .unwrap();
+        let ev = |r: &RunResult, e: &str| {
+            let x = Threshold::parse(e, None).unwrap().evaluate(r);
+            (x.passed, x.actual)
+        };
+        r.summary.dropped = 0;
+        assert_eq!(ev(&r, "missed==0"), (true, 0.0));
+        r.summary.dropped = 3;
+        assert_eq!(ev(&r, "missed==0"), (false, 3.0));
+        r.summary.started = Some(45);
+        r.summary.missed = Some(75);
+        assert_eq!(ev(&r, "missed==0"), (false, 75.0));
+        assert_eq!(ev(&r, "missed<50%"), (false, 62.5));
+        r.summary.missed = Some(0);
+        assert_eq!(ev(&r, "missed==0"), (true, 0.0));
     }
 
     #[test]

@@ -143,6 +143,7 @@ pub fn execute(
             // Every planned request stays not yet due: the account holds.
             not_yet_due: p.plan.planned(),
             visits: None,
+            paced: None,
             steering: None,
             server_software: None,
             step_names: Vec::new(),

@@ -181,12 +181,25 @@ impl Stack {
     /// [`Stack::start`] with php-fpm's `pm.max_children` set (a pool of a
     /// known size: a known capacity for a PHP page of known duration).
     pub fn start_with_children(kind: StackKind, children: u32) -> Stack {
+        Stack::start_sized(kind, children, None)
+    }
+
+    /// [`Stack::start`] with Apache prefork's workers set: `workers`
+    /// children from the start and at most (StartServers, ServerLimit,
+    /// MaxRequestWorkers), so a known number of connections is served at
+    /// once (each keep-alive connection holds a child) and the rest wait
+    /// in the listen queue.
+    pub fn start_with_apache_workers(kind: StackKind, workers: u32) -> Stack {
+        Stack::start_sized(kind, 32, Some(workers))
+    }
+
+    fn start_sized(kind: StackKind, children: u32, apache_workers: Option<u32>) -> Stack {
         let tools = Tools::find(kind);
         static REAP: Once = Once::new();
         REAP.call_once(reap_stale_stacks);
         let mut last = String::new();
         for attempt in 0..2 {
-            match Stack::try_start(kind, &tools, children) {
+            match Stack::try_start(kind, &tools, children, apache_workers) {
                 Ok(stack) => return stack,
                 Err(e) if e.bind && attempt == 0 => last = e.message,
                 Err(e) => panic!("could not start stack {}: {}", kind.name(), e.message),
@@ -323,7 +336,12 @@ impl Stack {
         self.procs.iter().map(|p| p.child.id()).collect()
     }
 
-    fn try_start(kind: StackKind, tools: &Tools, children: u32) -> Result<Stack, StartError> {
+    fn try_start(
+        kind: StackKind,
+        tools: &Tools,
+        children: u32,
+        apache_workers: Option<u32>,
+    ) -> Result<Stack, StartError> {
         let deadline = Instant::now() + START_DEADLINE;
         let dir = new_stack_dir(kind);
         let docroot = dir.join("www");
@@ -371,6 +389,17 @@ impl Stack {
                 ("FPM_START", children.min(4).to_string()),
                 ("FPM_MIN_SPARE", children.min(2).to_string()),
                 ("FPM_MAX_SPARE", children.min(8).to_string()),
+                // Apache prefork: today's sizes unless set.
+                ("APACHE_START", apache_workers.unwrap_or(110).to_string()),
+                (
+                    "APACHE_MIN_SPARE",
+                    apache_workers.map_or(10, |w| w.min(10)).to_string(),
+                ),
+                (
+                    "APACHE_MAX_SPARE",
+                    apache_workers.map_or(120, |w| w.min(120)).to_string(),
+                ),
+                ("APACHE_WORKERS", apache_workers.unwrap_or(200).to_string()),
             ]
         };
         let front = vars(stack.port, &stack.front_log);

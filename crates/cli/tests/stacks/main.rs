@@ -14,6 +14,7 @@ pub mod daemons;
 mod daemons_check;
 pub mod harness;
 mod lifecycle;
+mod paced;
 mod pages;
 mod sessions;
 

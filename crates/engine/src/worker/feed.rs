@@ -122,6 +122,9 @@ pub(super) struct Users {
     /// first is next), and the moment of the last one applied.
     steps: Vec<UserSegment>,
     applied_at: u64,
+    /// Paced users: iterations started and missed so far.
+    started: u64,
+    missed: u64,
 }
 
 /// A window that never opens: a slot kept for a user steering may add.
@@ -135,7 +138,13 @@ struct UserClock {
     /// The user's window.
     start_at: u64,
     stop_at: u64,
-    iter_start: u64,
+    /// Paced users: when the next iteration not yet started is due, on the
+    /// grid start_at + k·pacing (`plan::paced`).
+    slot_at: u64,
+    /// An iteration is under way (started, not yet ended).
+    in_iter: bool,
+    /// A response came back to this user at least once.
+    served: bool,
     /// Steering took the user away until this later window (start, stop).
     then: Option<(u64, u64)>,
 }
@@ -181,7 +190,9 @@ impl Feed {
                             active,
                             start_at: start,
                             stop_at: stop,
-                            iter_start: start,
+                            slot_at: start,
+                            in_iter: false,
+                            served: false,
                             then: None,
                         }
                     })
@@ -195,6 +206,8 @@ impl Feed {
                     live,
                     steps: Vec::new(),
                     applied_at: 0,
+                    started: 0,
+                    missed: 0,
                 })
             }
         }
@@ -335,6 +348,14 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         }
     }
 
+    /// Slot `idx`'s request got a response: its user was served.
+    #[inline]
+    pub(super) fn user_served(&mut self, idx: usize) {
+        if let Feed::Users(u) = &mut self.feed {
+            u.clocks[idx].served = true;
+        }
+    }
+
     /// Slot `idx` belongs to a user whose timeline has ended.
     pub(super) fn user_retired(&self, idx: usize) -> bool {
         matches!(&self.feed, Feed::Users(u) if !u.clocks[idx].active)
@@ -345,6 +366,7 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// missed only the loop's last turn), dropped when none was — and the
     /// requests not yet due are counted (None when the plan has no end).
     pub(super) fn settle(&mut self, stop_at: u64, now: u64) -> Option<u64> {
+        self.report.paced = self.settle_users(stop_at, now);
         let free = match &self.feed {
             Feed::Pool(p) => Some(p.idle.len() + p.closed.len()),
             Feed::Visits(v) => Some(v.free.len()),
@@ -548,6 +570,12 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 self.retire(idx);
                 return;
             }
+            if !clock.in_iter {
+                match self.start_iteration(idx, due, now) {
+                    Some(slot) => due = slot,
+                    None => return,
+                }
+            }
             let next = self
                 .flow
                 .next(&mut self.users[idx], &mut self.conns[idx].job.req);
@@ -586,18 +614,158 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                         return;
                     };
                     let clock = &mut u.clocks[idx];
-                    let next_start = u.pacing.map_or(now, |p| clock.iter_start.saturating_add(p));
-                    if next_start > now {
-                        clock.iter_start = next_start;
-                        self.arm(idx, next_start);
+                    clock.in_iter = false;
+                    // Paced: the next iteration waits for its slot; one
+                    // already due starts at once (late, see start_iteration).
+                    if u.pacing.is_some() && clock.slot_at > now {
+                        let at = clock.slot_at;
+                        self.arm(idx, at);
                         return;
                     }
-                    clock.iter_start = now;
                     due = now;
                 }
             }
         }
         self.arm(idx, now);
+    }
+
+    /// User `idx` starts an iteration at `now`; returns when it was due
+    /// (None: not yet, its timer is armed). Paced, it is due at its slot
+    /// on the user's grid, and a late one (the previous iteration ran past
+    /// it, or the connection took that long) still counts from there, as
+    /// the open model's late requests do; the slots that came and went
+    /// meanwhile are missed (docs/design/016-paced-users-accounting.md).
+    fn start_iteration(&mut self, idx: usize, due: u64, now: u64) -> Option<u64> {
+        let end = self.cfg.end_at.unwrap_or(NEVER);
+        let Feed::Users(u) = &mut self.feed else {
+            return Some(due);
+        };
+        u.started += 1;
+        let clock = &mut u.clocks[idx];
+        clock.in_iter = true;
+        let Some(p) = u.pacing else {
+            return Some(due);
+        };
+        if clock.slot_at > now {
+            // Brought back early (steering): wait for the slot.
+            u.started -= 1;
+            clock.in_iter = false;
+            let at = clock.slot_at;
+            self.arm(idx, at);
+            return None;
+        }
+        let due = clock.slot_at;
+        let until = clock.stop_at.min(end);
+        clock.slot_at = due.saturating_add(p);
+        let first_missed = clock.slot_at;
+        let mut missed = 0;
+        while clock.slot_at <= now && clock.slot_at < until {
+            missed += 1;
+            clock.slot_at = clock.slot_at.saturating_add(p);
+        }
+        if missed > 0 {
+            self.missed(first_missed, p, missed, now);
+        }
+        Some(due)
+    }
+
+    /// `n` iterations due from `first` on, every `pacing` ns, did not start:
+    /// each is recorded as dropped at `now`, when the user could have
+    /// started it at the earliest (its latency, a lower bound of what it
+    /// would have waited, is recorded: see the recorder's `paced`).
+    fn missed(&mut self, first: u64, pacing: u64, n: u64, now: u64) {
+        if let Feed::Users(u) = &mut self.feed {
+            u.missed += n;
+        }
+        for k in 0..n {
+            let s = Sample {
+                outcome: Outcome::Dropped,
+                intended: first.saturating_add(k.saturating_mul(pacing)),
+                start: now,
+                end: now,
+                ..Default::default()
+            };
+            self.sink.record(&s);
+        }
+    }
+
+    /// Paced user `idx`'s slots due before `until` that did not start are
+    /// settled at `now`: missed when an iteration was under way (or the
+    /// user waited on its connection); when it was free, the first missed
+    /// only the loop's last turn and counts as started and cancelled, as
+    /// the open model does.
+    fn close_slots(&mut self, idx: usize, until: u64, now: u64) {
+        let Feed::Users(u) = &mut self.feed else {
+            return;
+        };
+        let Some(p) = u.pacing else { return };
+        let clock = &mut u.clocks[idx];
+        if clock.slot_at >= until {
+            return;
+        }
+        let mut first = clock.slot_at;
+        let mut n = plan::paced::slots(first, until, p);
+        clock.slot_at = first.saturating_add(n.saturating_mul(p));
+        if !clock.in_iter {
+            u.started += 1;
+            let s = Sample {
+                outcome: Outcome::Cancelled,
+                intended: first,
+                start: now,
+                end: now,
+                ..Default::default()
+            };
+            self.sink.record(&s);
+            first = first.saturating_add(p);
+            n -= 1;
+        }
+        if n > 0 {
+            self.missed(first, p, n, now);
+        }
+    }
+
+    /// The end of the run for paced users: every slot accounted for
+    /// (`stop_at`: when the run stopped), and who was never answered.
+    fn settle_users(&mut self, stop_at: u64, now: u64) -> Option<super::PacedReport> {
+        let end = self.cfg.end_at.unwrap_or(NEVER);
+        let Feed::Users(u) = &self.feed else {
+            return None;
+        };
+        let p = u.pacing?;
+        let mut report = super::PacedReport::default();
+        for idx in 0..u.clocks.len() {
+            let Feed::Users(u) = &self.feed else {
+                return None;
+            };
+            let c = &u.clocks[idx];
+            if c.start_at == DORMANT.0 {
+                continue;
+            }
+            let stop = c.stop_at.min(end);
+            if c.start_at < stop_at {
+                report.users += 1;
+                // Never answered, though it had a pacing period at least
+                // to be: it waited from its first request to the end.
+                let waited = c.start_at.saturating_add(p) <= stop_at;
+                report.users_never_served += u64::from(!c.served && waited);
+                if c.active {
+                    self.close_slots(idx, stop.min(stop_at), stop_at.min(now));
+                }
+            }
+            let Feed::Users(u) = &self.feed else {
+                return None;
+            };
+            let c = &u.clocks[idx];
+            if c.active {
+                report.not_yet_due += plan::paced::slots(c.slot_at.max(stop_at), stop, p);
+            }
+        }
+        let Feed::Users(u) = &self.feed else {
+            return None;
+        };
+        report.started = u.started;
+        report.missed = u.missed;
+        Some(report)
     }
 
     // ---- the visitors (open model with journeys) ---------------------------
@@ -720,6 +888,15 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
     /// window.
     pub(super) fn retire(&mut self, idx: usize) {
         let mut then = None;
+        if let Feed::Users(u) = &self.feed {
+            let c = &u.clocks[idx];
+            if c.active && !self.ending {
+                // Its slots before its window's end that did not start.
+                let until = c.stop_at.min(self.cfg.end_at.unwrap_or(NEVER));
+                let now = self.now();
+                self.close_slots(idx, until.min(now), now);
+            }
+        }
         if let Feed::Users(u) = &mut self.feed {
             let clock = &mut u.clocks[idx];
             if clock.active {
@@ -807,7 +984,8 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             match window {
                 Some((s, e)) => {
                     clock.start_at = s;
-                    clock.iter_start = s;
+                    clock.slot_at = s;
+                    clock.in_iter = false;
                     clock.stop_at = e;
                     u.timers.arm(idx, s);
                 }
@@ -839,7 +1017,8 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             u.live += 1;
         }
         clock.start_at = start;
-        clock.iter_start = start;
+        clock.slot_at = start;
+        clock.in_iter = false;
         clock.stop_at = stop;
         clock.then = None;
         // A slot whose last request still runs acts when it ends.

@@ -136,6 +136,28 @@ pub struct WorkerReport {
     /// cancelled at the end (the timetable's arrivals are visitors, not
     /// requests; dropped ones are counted as dropped requests).
     pub visits: Option<u64>,
+    /// Paced virtual users: this worker's iterations, accounted for
+    /// (`plan::paced`); None for the other models.
+    pub paced: Option<PacedReport>,
+}
+
+/// Paced virtual users' iterations: with the plan's count
+/// (`Plan::planned_iterations`), planned = started + missed + not_yet_due.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PacedReport {
+    /// Iterations started (on time or late), or due in the run's last
+    /// instant with the user free (then cancelled).
+    pub started: u64,
+    /// Iterations that came due while the user could not start them: its
+    /// previous iteration (or its connection) still under way.
+    pub missed: u64,
+    /// Iterations not yet due when the run stopped (Ctrl-C).
+    pub not_yet_due: u64,
+    /// Users whose window opened before the run stopped.
+    pub users: u64,
+    /// Of those, users never answered, though they had a pacing period at
+    /// least: they waited from their first request to the end.
+    pub users_never_served: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -636,6 +658,9 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
             &mut self.unsettled,
         );
         self.sink.record(&s);
+        if outcome == Outcome::Response {
+            self.user_served(idx);
+        }
         // A flow that asked for the response gets it typed, built once
         // here whatever the transport: it never parses bytes itself.
         let job = &mut self.conns[idx].job;
