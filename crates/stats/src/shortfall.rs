@@ -259,7 +259,8 @@ fn users(
         (
             Cause::ClientSaturated,
             format!(
-                "the client was saturated (busiest thread {:.0}% busy) and could not start                  iterations on time",
+                "the client was saturated (busiest thread {:.0}% busy) and could not start \
+                  iterations on time",
                 o.busiest_thread * 100.0
             ),
             format!(
@@ -271,20 +272,26 @@ fn users(
         (
             Cause::UsersNeverServed,
             format!(
-                "the server answered only {} of the {} users: it took no more than about {}                  connections at once, and {} users waited for an answer from their first                  request to the end of the run ({} connection errors){}",
+                "the server answered only {} of the {} users: it took no more than about {} \
+                  connections at once, and {} users waited for an answer from their first \
+                  request to the end of the run ({} connection errors){}",
                 count(served),
                 count(p.users),
                 count(served),
                 count(p.users_never_served),
                 count(connect_errors),
                 if o.plan.keepalive {
-                    "; with keep-alive each user holds one of the server's workers for the                      whole run"
+                    "; with keep-alive each user holds one of the server's workers for the \
+                      whole run"
                 } else {
                     ""
                 }
             ),
             format!(
-                "raise the server's limit on connections or workers (Apache MaxRequestWorkers                  and ServerLimit, nginx worker_connections, php-fpm pm.max_children behind a                  server that holds connections, the listen backlog) to {} or more, or run fewer                  users ({}); the latency counts the waiting users' time",
+                "raise the server's limit on connections or workers (Apache MaxRequestWorkers \
+                  and ServerLimit, nginx worker_connections, php-fpm pm.max_children behind a \
+                  server that holds connections, the listen backlog) to {} or more, or run fewer \
+                  users ({}); the latency counts the waiting users' time",
                 count(p.users),
                 spell.usage(Field::Users)
             ),
@@ -293,11 +300,13 @@ fn users(
         (
             Cause::Connections,
             format!(
-                "connections failed ({} connection errors for {} iterations started), so users                  were busy connecting when their next iteration came due",
+                "connections failed ({} connection errors for {} iterations started), so users \
+                  were busy connecting when their next iteration came due",
                 count(connect_errors),
                 count(p.started)
             ),
-            "check the server's connection limits (listen backlog, worker_connections,              MaxRequestWorkers) and the errors below"
+            "check the server's connection limits (listen backlog, worker_connections, \
+              MaxRequestWorkers) and the errors below"
                 .to_string(),
         )
     } else {
@@ -305,20 +314,23 @@ fn users(
         (
             Cause::SlowIterations,
             format!(
-                "iterations ran past their pacing ({}): service time mean {}, max {}, so users                  were still busy when their next iteration came due",
+                "iterations ran past their pacing ({}): service time mean {}, max {}, so users \
+                  were still busy when their next iteration came due",
                 ms(pacing_s),
                 ms(service_s),
                 ms(max_s)
             ),
             format!(
-                "the server does not keep up with {} users at this pacing; lower the users or                  lengthen {} to find what it sustains",
+                "the server does not keep up with {} users at this pacing; lower the users or \
+                  lengthen {} to find what it sustains",
                 count(p.users),
                 spell.usage(Field::Pacing)
             ),
         )
     };
     let mut what = format!(
-        "the load asked for was not offered: {} of {} iterations due were started ({:.1}%), {}          missed",
+        "the load asked for was not offered: {} of {} iterations due were started ({:.1}%), {} \
+          missed",
         count(p.started),
         count(due),
         p.started as f64 * 100.0 / due.max(1) as f64,
@@ -527,6 +539,7 @@ mod tests {
             s.message
         );
         assert!(s.message.contains("15 of 20 users were never answered"));
+        assert!(!s.message.contains("  "), "a line break in the source: {}", s.message);
     }
 
     #[test]
