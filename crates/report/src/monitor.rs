@@ -160,7 +160,19 @@ pub fn diagnosis(d: &Diagnosis, lang: Lang) -> (String, String) {
                     &[&n("samples"), &n("samples_full"), &n("processes"), &reached, &queue],
                 )
             },
-            "内存允许时调大进程池配置里的 pm.max_children（子进程数 × 每个子进程的内存必须放得下），或者把慢页面变快。".to_string(),
+            match d.setting.as_ref().and_then(|s| Some((s.current?, s.suggested?))) {
+                Some((now, to)) => format!(
+                    "内存允许时把 pm.max_children 从 {now:.0} 调大到 {to:.0}（利特尔定律：速率 × 每个请求占用子进程的时间；子进程数 × 每个子进程的内存必须放得下），或者把慢页面变快。"
+                ),
+                None => "内存允许时调大进程池配置里的 pm.max_children（子进程数 × 每个子进程的内存必须放得下），或者把慢页面变快。".to_string(),
+            },
+        ),
+        "accept_queue" => (
+            fill(
+                "连接在等待被接受：监听队列中最多有 {} 个连接；这个套接字后面的服务没有空闲的工作者。",
+                &[&n("listen_queue_max")],
+            ),
+            "这个套接字后面的服务到了工作者或连接数的上限：用 --monitor pidfile:路径 或它的状态页看是哪一个，再调大那个上限。".to_string(),
         ),
         "apache_out_of_workers" => (
             fill(
