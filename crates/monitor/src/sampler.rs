@@ -350,7 +350,8 @@ impl Store {
                     }
                 },
             };
-            self.cols[at][n] = Some(f.value);
+            // NaN: in the reading, not read this time.
+            self.cols[at][n] = Some(f.value).filter(|v| !v.is_nan());
         }
     }
 
