@@ -34,8 +34,10 @@ const INET_DIAG_REQ_BYTECODE: u16 = 1;
 const INET_DIAG_BC_S_GE: u8 = 2;
 const INET_DIAG_BC_S_LE: u8 = 3;
 const UDIAG_SHOW_NAME: u32 = 0x01;
+const UDIAG_SHOW_ICONS: u32 = 0x08;
 const UDIAG_SHOW_RQLEN: u32 = 0x10;
 const UNIX_DIAG_NAME: u16 = 0;
+const UNIX_DIAG_ICONS: u16 = 3;
 const UNIX_DIAG_RQLEN: u16 = 4;
 
 /// The kernel's TCP states (the same numbers unix sockets use).
@@ -84,6 +86,10 @@ pub struct Unix {
     pub name: Option<String>,
     /// For a listener: connections waiting to be accepted, and the limit.
     pub queue: Option<(u32, u32)>,
+    /// For a listener: the inodes of the server's side of the connections
+    /// waiting to be accepted (some kernels list those sockets, with the
+    /// listener's name, and some do not).
+    pub waiting: Vec<u32>,
 }
 
 /// The TCP sockets of `family` (`libc::AF_INET` or `AF_INET6`) in
@@ -163,7 +169,7 @@ pub fn unix(states: u32) -> Result<Vec<Unix>, String> {
     let mut req = vec![libc::AF_UNIX as u8, 0, 0, 0];
     req.extend_from_slice(&states.to_ne_bytes());
     req.extend_from_slice(&0u32.to_ne_bytes());
-    req.extend_from_slice(&(UDIAG_SHOW_NAME | UDIAG_SHOW_RQLEN).to_ne_bytes());
+    req.extend_from_slice(&(UDIAG_SHOW_NAME | UDIAG_SHOW_RQLEN | UDIAG_SHOW_ICONS).to_ne_bytes());
     req.extend_from_slice(&[0u8; 8]);
     let mut out = Vec::new();
     dump(&req, |msg| {
@@ -185,6 +191,7 @@ fn parse_unix(m: &[u8]) -> Result<Unix, String> {
         inode: u32::from_ne_bytes([m[4], m[5], m[6], m[7]]),
         name: None,
         queue: None,
+        waiting: Vec::new(),
     };
     let mut at = 16;
     while at + 4 <= m.len() {
@@ -202,6 +209,12 @@ fn parse_unix(m: &[u8]) -> Result<Unix, String> {
                     let end = body.iter().position(|b| *b == 0).unwrap_or(body.len());
                     String::from_utf8_lossy(&body[..end]).into_owned()
                 });
+            }
+            UNIX_DIAG_ICONS => {
+                u.waiting = body
+                    .chunks_exact(4)
+                    .map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]))
+                    .collect();
             }
             UNIX_DIAG_RQLEN if body.len() >= 8 => {
                 let r = u32::from_ne_bytes([body[0], body[1], body[2], body[3]]);
@@ -393,6 +406,7 @@ mod tests {
             .collect();
         let listener = me.iter().find(|u| u.state == LISTEN).unwrap();
         assert_eq!(listener.queue.map(|q| q.0), Some(4), "{me:?}");
+        assert_eq!(listener.waiting.len(), 4, "{me:?}");
         let accepted: Vec<_> = (0..4).map(|_| l.accept().unwrap()).collect();
         let socks = unix(states(&[LISTEN, ESTABLISHED])).unwrap();
         let me: Vec<&Unix> = socks

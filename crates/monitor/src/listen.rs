@@ -21,10 +21,10 @@ pub struct Listening {
     pub queue: u64,
     /// The queues' limits (each listener's backlog), summed.
     pub backlog: u64,
-    /// Connections established to those listeners: TCP sockets on their
-    /// ports (and addresses), unix stream sockets carrying their paths
-    /// (an accepted unix connection keeps its listener's name). Accepted
-    /// or still queued, both count.
+    /// Connections established to those listeners, accepted or still
+    /// queued: TCP sockets on their ports (and addresses); unix stream
+    /// sockets carrying their paths (an accepted unix connection keeps
+    /// its listener's name) and those waiting in their queues.
     pub established: u64,
 }
 
@@ -67,23 +67,44 @@ pub fn owned(inodes: &HashSet<u32>) -> Result<Listening, String> {
             .count() as u64;
     }
     let unix = diag::unix(diag::states(&[LISTEN, ESTABLISHED]))?;
-    let names: Vec<&str> = unix
+    let listeners: Vec<&diag::Unix> = unix
         .iter()
         .filter(|u| u.state == LISTEN && inodes.contains(&u.inode))
-        .filter_map(|u| {
-            out.listeners += 1;
-            if let Some((q, b)) = u.queue {
-                out.queue += u64::from(q);
-                out.backlog += u64::from(b);
-            }
-            u.name.as_deref()
-        })
         .collect();
-    out.established += unix
-        .iter()
-        .filter(|u| u.state == ESTABLISHED && u.name.as_deref().is_some_and(|n| names.contains(&n)))
-        .count() as u64;
+    let u = unix_figures(&unix, &listeners);
+    out.listeners += u.listeners;
+    out.queue += u.queue;
+    out.backlog += u.backlog;
+    out.established += u.established;
     Ok(out)
+}
+
+/// The unix `listeners`' figures; `all` holds the established sockets.
+fn unix_figures(all: &[diag::Unix], listeners: &[&diag::Unix]) -> Listening {
+    let mut out = Listening::default();
+    let mut waiting = HashSet::new();
+    for l in listeners {
+        out.listeners += 1;
+        if let Some((q, b)) = l.queue {
+            out.queue += u64::from(q);
+            out.backlog += u64::from(b);
+        }
+        waiting.extend(l.waiting.iter().copied());
+    }
+    // Accepted connections carry the listener's path; queued ones are
+    // counted from the queue (listed or not, depending on the kernel).
+    let accepted = all
+        .iter()
+        .filter(|u| {
+            u.state == ESTABLISHED
+                && !waiting.contains(&u.inode)
+                && u.name
+                    .as_deref()
+                    .is_some_and(|n| listeners.iter().any(|l| l.name.as_deref() == Some(n)))
+        })
+        .count() as u64;
+    out.established = accepted + waiting.len() as u64;
+    out
 }
 
 /// Whether a listener bound to `listener` takes connections to `local`.
@@ -118,20 +139,10 @@ pub fn on_port(host: Option<IpAddr>, port: u16) -> Result<Listening, String> {
 
 /// The unix-domain listener bound to `path`.
 pub fn at_path(path: &str) -> Result<Listening, String> {
-    let mut out = Listening::default();
-    for u in diag::unix(diag::states(&[LISTEN, ESTABLISHED]))? {
-        if u.name.as_deref() != Some(path) {
-            continue;
-        }
-        if u.state == LISTEN {
-            out.listeners += 1;
-            if let Some((q, b)) = u.queue {
-                out.queue += u64::from(q);
-                out.backlog += u64::from(b);
-            }
-        } else {
-            out.established += 1;
-        }
-    }
-    Ok(out)
+    let all = diag::unix(diag::states(&[LISTEN, ESTABLISHED]))?;
+    let listeners: Vec<&diag::Unix> = all
+        .iter()
+        .filter(|u| u.state == LISTEN && u.name.as_deref() == Some(path))
+        .collect();
+    Ok(unix_figures(&all, &listeners))
 }

@@ -89,6 +89,8 @@ mod tests {
             state: SourceState::Ok,
             error: None,
             failures: 0,
+            blind_from_s: None,
+            blind_reason: None,
             cpu_s: None,
             t: vec![0.0, 1.0],
             metrics: metrics

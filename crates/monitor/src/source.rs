@@ -332,3 +332,35 @@ impl Source for Page {
         format!("{} at {}", self.what, self.url.shown())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 39: when the port's count is skipped to stay in its CPU
+    /// budget, the sample still has the port's metrics, as nulls; they
+    /// were left out, and a run whose every read was skipped had none.
+    #[test]
+    fn a_skipped_port_count_is_a_null_not_a_missing_metric() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let mut s = System {
+            port: Some(port),
+            local: true,
+            tables: None,
+            every: 1,
+            reads: 0,
+        };
+        let read = s.read(Duration::from_secs(1)).unwrap();
+        assert_eq!(read.get("tcp_port_established"), Some(0.0));
+        assert_eq!(read.get("listen_queue"), Some(0.0));
+        assert!(read.get("listen_backlog").is_some_and(|b| b > 0.0));
+        s.every = 1000;
+        let skipped = s.read(Duration::from_secs(1)).unwrap();
+        for name in ["tcp_port_established", "listen_queue", "listen_backlog"] {
+            assert!(skipped.fields.iter().any(|f| f.name == name), "{name}");
+            assert_eq!(skipped.get(name), None, "{name}");
+        }
+        drop(l);
+    }
+}
