@@ -8,7 +8,7 @@
 #   YACE=/path/to/yace bench/run.sh               # skip `cargo build`
 #
 # Environment (defaults in brackets):
-#   TOOLS     comma list of wrk,wrk2,yace,yace-slack0,yace-mon,yace-tui,yace-web,yace-prom,floor,h2load [wrk,yace,h2load]
+#   TOOLS     comma list of wrk,wrk2,yace,yace-slack0,yace-mon,yace-kmon,yace-tui,yace-web,yace-prom,floor,h2load [wrk,yace,h2load]
 #             (wrk2: the fixed-rate peer, in the fixed* modes; WRK2 names its
 #             binary — build it from https://github.com/giltene/wrk2 with make)
 #             (floor: bench/floor.c, built with cc, in the fixed* modes — yace's
@@ -20,6 +20,9 @@
 #             its own due time — the other side of the fixed-rate trade-off)
 #             (yace-mon: yace with --monitor system, pid: and nginx: on —
 #             what watching the server costs the client)
+#             (yace-kmon: yace with the kernel's monitors, --monitor system
+#             and pidfile: of nginx's master (its tree, the accept queue of
+#             its listener by sock_diag), read every second)
 #             (yace-tui: yace with its live dashboard drawn on a 120x40
 #             pseudo-terminal (util-linux script) — what watching the run
 #             costs; script's copying of the screen is counted too)
@@ -86,8 +89,8 @@ DUR=${BASH_REMATCH[1]}
 
 IFS=, read -r -a TOOL_LIST <<<"$TOOLS"
 IFS=, read -r -a MODE_LIST <<<"$MODES"
-is_yace() { [[ $1 == yace || $1 == yace-slack0 || $1 == yace-mon || $1 == yace-tui || $1 == yace-web || $1 == yace-prom ]]; }
-for t in "${TOOL_LIST[@]}"; do is_yace "$t" || [[ $t == wrk || $t == wrk2 || $t == floor || $t == h2load ]] || die "unknown tool '$t' (wrk, wrk2, yace, yace-slack0, yace-mon, yace-tui, yace-web, yace-prom, floor, h2load)"; done
+is_yace() { [[ $1 == yace || $1 == yace-slack0 || $1 == yace-mon || $1 == yace-kmon || $1 == yace-tui || $1 == yace-web || $1 == yace-prom ]]; }
+for t in "${TOOL_LIST[@]}"; do is_yace "$t" || [[ $t == wrk || $t == wrk2 || $t == floor || $t == h2load ]] || die "unknown tool '$t' (wrk, wrk2, yace, yace-slack0, yace-mon, yace-kmon, yace-tui, yace-web, yace-prom, floor, h2load)"; done
 is_fixed() { [[ $1 =~ ^fixed([0-9]+)k(-c([0-9]+))?(-h2)?$ ]]; }
 # A fixed-rate mode over HTTP/2 (no peer paces HTTP/2 requests: yace with
 # the tick is measured against yace waking for every arrival).
@@ -176,7 +179,7 @@ install_deps
 nginx -V 2>&1 | grep -q stub_status || die "this nginx lacks the stub_status module"
 
 # ------------------------------------------------------------------- yace --
-if has_tool yace || has_tool yace-mon || has_tool yace-tui || has_tool yace-web || has_tool yace-prom; then
+if has_tool yace || has_tool yace-mon || has_tool yace-kmon || has_tool yace-tui || has_tool yace-web || has_tool yace-prom; then
     if [[ -z ${YACE:-} ]]; then
         log "building yace: cargo build --release -p yace"
         (cd "$REPO" && cargo build --release -p yace) >&2
@@ -410,13 +413,17 @@ client_cmd() {   # tool mode -> prints argv, one word per line
             is_fixed_h2 "$mode" && printf '%s\n' --insecure --http2 --streams "$H2_STREAMS"
             return 0
         fi ;;&
-        yace|yace-mon)
+        yace|yace-mon|yace-kmon)
             printf '%s\n' taskset -c 1 "$YACE" run "$url" -t 1 -c "$conns" -d "${DUR}s"
             # What watching the server costs: this machine's /proc (TCP
             # states on the port included), nginx's worker and its
             # stub_status, read every second on the client's core.
             [[ $tool == yace-mon ]] && printf '%s\n' --monitor system --monitor "pid:$NGINX_WORKER_PID" \
                 --monitor "nginx:http://127.0.0.1:$PORT/nginx_status" --json "$OUT_DIR/yace-mon-$mode.json"
+            # The kernel's monitors: the machine, the port's sockets and
+            # accept queue, and nginx's process tree with its listener.
+            [[ $tool == yace-kmon ]] && printf '%s\n' --monitor system --monitor "pidfile:$NGX_DIR/nginx.pid" \
+                --json "$OUT_DIR/yace-kmon-$mode.json"
             [[ $mode == close ]] && printf '%s\n' --no-keepalive
             [[ $mode == https || $mode == h2 ]] && printf '%s\n' --insecure
             [[ $mode == h2 ]] && printf '%s\n' --http2 --streams "$H2_STREAMS"
@@ -691,11 +698,13 @@ for (mode, tool), st in stats.items():
     ratio = ""
     peer_name = peers[mode]
     peer = stats.get((mode, peer_name)) if tool != peer_name else None
-    if tool in ("yace", "yace-slack0", "yace-mon", "yace-tui", "yace-web", "yace-prom", "floor") and peer and peer["rpc"] and st["rpc"]:
+    if tool in ("yace", "yace-slack0", "yace-mon", "yace-kmon", "yace-tui", "yace-web", "yace-prom", "floor") and peer and peer["rpc"] and st["rpc"]:
         ratio = f"**{st['rpc'] / peer['rpc']:.3f}**"
         if mode.startswith("fixed"):
             ratio += f" (CPU {peer['rpc'] / st['rpc']:.2f}× {peer_name}'s)"
     plain = stats.get((mode, "yace"))
+    if tool == "yace-kmon" and plain and plain["rpc"] and st["rpc"]:
+        ratio += f" (the kernel's monitors cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
     if tool == "yace-mon" and plain and plain["rpc"] and st["rpc"]:
         ratio += f" (monitors cost {100 * (1 - st['rpc'] / plain['rpc']):+.1f}% of yace's req/CPU-s)"
     own = med([x for x in (extras_share(r) for r in rows if r["mode"] == mode and r["tool"] == tool) if x is not None])
@@ -715,6 +724,21 @@ PY
     if has_tool floor; then
         echo
         echo "floor: bench/floor.c, yace's evenly spaced timetable at a ${FLOOR_TICK_US} µs tick with nothing else (no parsing, histogram or epoll) — what the timetable costs on this machine. On CPU 1 one $(taskset -c 1 "$FLOOR" --wake 1000 3000)."
+    fi
+    if has_tool yace-kmon; then
+        for f in "$OUT_DIR"/yace-kmon-*.json; do
+            [[ -e $f ]] || continue
+            python3 - "$f" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r["summary"]["duration_s"]
+parts = [f"{s['spec'].split(':')[0]} {100 * (s.get('cpu_s') or 0) / d:.3f}%" for s in r["monitor"]["sources"]]
+mode = sys.argv[1].rsplit("yace-kmon-", 1)[1][:-5]
+print(f"yace-kmon ({mode}, last rep): the kernel monitors' own CPU, as % of one core: {', '.join(parts)}; "
+      f"{r['summary']['responses'] / d:,.0f} responses/s; {len(r['monitor']['sources'][0]['t'])} samples each.")
+print()
+PY
+        done
     fi
     if has_tool yace-mon; then
         for f in "$OUT_DIR"/yace-mon-*.json; do

@@ -97,6 +97,9 @@ fn setting(m: &Monitoring, names: &[&str], name: &str) -> Option<(f64, String)> 
 /// failed reads (nulls to the end), or where its series ends early (an
 /// older sampler dropped it and stopped). None when it saw to the end.
 fn blind_from(s: &Source, end_s: f64, interval_s: f64) -> Option<f64> {
+    if let Some((from, _)) = s.blind() {
+        return Some(from);
+    }
     let n = s.t.len();
     let read = |i: usize| {
         s.metrics
@@ -124,8 +127,9 @@ fn blind(m: &Monitoring, r: &RunResult) -> Vec<Blind> {
                 from_s: from,
                 to_s: None,
                 why: s
-                    .error
+                    .blind_reason
                     .clone()
+                    .or_else(|| s.error.clone())
                     .unwrap_or_else(|| "it stopped answering".into()),
             })
         })
@@ -377,6 +381,8 @@ fn cpu(m: &Monitoring, r: &RunResult) -> Cpu {
             error: None,
             failures: 0,
             cpu_s: None,
+            blind_from_s: None,
+            blind_reason: None,
             t: vals.iter().map(|v| v.0).collect(),
             metrics: vec![Metric {
                 name: "cpu_share".into(),
@@ -977,6 +983,8 @@ mod tests {
             state: SourceState::Ok,
             error: None,
             failures: 0,
+            blind_from_s: None,
+            blind_reason: None,
             cpu_s: None,
             t: vec![0.0, 1.0, 2.0, 3.0],
             metrics,

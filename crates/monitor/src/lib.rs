@@ -19,8 +19,10 @@
 pub mod parse;
 pub mod reading;
 
+pub mod diag;
 mod diagnose;
 mod http;
+mod listen;
 mod now;
 pub mod procfs;
 mod sampler;

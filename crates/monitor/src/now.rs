@@ -10,9 +10,13 @@ use stats::monitor::{Monitoring, Source};
 pub(crate) fn lines(sources: &[Source]) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for s in sources {
+        // The latest sample only: a value from before a failed read, or
+        // from before the source was dropped, is not the server now.
+        if s.state == stats::monitor::SourceState::Dropped {
+            continue;
+        }
         let last = |name: &str| {
-            Monitoring::metric(s, name)
-                .and_then(|m| m.values.iter().rev().flatten().next().copied())
+            Monitoring::metric(s, name).and_then(|m| m.values.last().copied().flatten())
         };
         match s.kind.as_str() {
             "system" | "node" | "ssh" => {
@@ -89,6 +93,8 @@ mod tests {
             state: SourceState::Ok,
             error: None,
             failures: 0,
+            blind_from_s: None,
+            blind_reason: None,
             cpu_s: None,
             t: vec![0.0, 1.0],
             metrics: metrics
@@ -135,5 +141,11 @@ mod tests {
         .collect();
         // Apache without its idle workers says nothing rather than half.
         assert_eq!(got, want);
+        // A failed latest read says nothing, rather than the one before.
+        let mut failed = source("nginx", "nginx", &[("active", g, 120.0)]);
+        failed.metrics[0].values = vec![Some(120.0), None];
+        let mut dropped = source("nginx", "nginx", &[("active", g, 120.0)]);
+        dropped.state = SourceState::Dropped;
+        assert!(lines(&[failed, dropped]).is_empty());
     }
 }

@@ -39,6 +39,26 @@ impl Reading {
         self.push(name.into(), unit, Kind::Counter, value);
     }
 
+    /// A gauge that was not read this time: kept in the sample as `null`
+    /// (stored as NaN, which no read value is), so that a metric is in
+    /// every sample of its source, read or not.
+    pub fn unread(&mut self, name: impl Into<String>, unit: &'static str) {
+        self.push(name.into(), unit, Kind::Gauge, f64::NAN);
+    }
+
+    /// `value` as a gauge, or [`Reading::unread`] when `None`.
+    pub fn gauge_or_unread(
+        &mut self,
+        name: impl Into<String>,
+        unit: &'static str,
+        value: Option<f64>,
+    ) {
+        match value {
+            Some(v) => self.gauge(name, unit, v),
+            None => self.unread(name, unit),
+        }
+    }
+
     fn push(&mut self, name: String, unit: &'static str, kind: Kind, value: f64) {
         self.fields.push(Field {
             name,
@@ -50,7 +70,11 @@ impl Reading {
 
     /// The value named `name`, if read.
     pub fn get(&self, name: &str) -> Option<f64> {
-        self.fields.iter().find(|f| f.name == name).map(|f| f.value)
+        self.fields
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.value)
+            .filter(|v| !v.is_nan())
     }
 
     pub fn is_empty(&self) -> bool {

@@ -104,6 +104,7 @@ impl Monitors {
             threads.push(h);
         }
         Running {
+            started,
             stores,
             stop,
             threads,
@@ -151,18 +152,23 @@ fn sample(
             Ok(r) if took <= interval => {
                 st.push(t, &r);
                 st.label = src.label();
+                st.run = None;
                 strikes = 0;
             }
             Ok(r) => {
                 st.push(t, &r);
-                st.error = Some(format!(
-                    "a read took {} ms, over the interval",
-                    took.as_millis()
-                ));
+                let why = format!(
+                    "too slow: a read took {} ms (the interval is {} ms)",
+                    thousands(took.as_millis()),
+                    thousands(interval.as_millis())
+                );
+                st.error = Some(why.clone());
+                st.strike(t, why, false);
                 strikes += 1;
             }
             Err(e) => {
-                st.fail(t, e);
+                st.fail(t, e.clone());
+                st.strike(t, e, true);
                 strikes += 1;
             }
         }
@@ -173,6 +179,9 @@ fn sample(
                 "dropped after {STRIKES} failed or late reads in a row at {t:.0} s (last: {why}); \
                  the run went on without it"
             ));
+            // Blind from the first read of the run that dropped it.
+            let (from, reason, _) = st.run.clone().unwrap_or((t, why, true));
+            st.blind = Some((from, reason));
             return;
         }
         drop(st);
@@ -181,6 +190,19 @@ fn sample(
             due += interval;
         }
     }
+}
+
+/// `1203` as `1,203`.
+fn thousands(n: u128) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The CPU time this thread has used: nanoseconds from
@@ -202,6 +224,7 @@ fn thread_cpu_s() -> Option<f64> {
 /// A running set of monitors.
 #[derive(Debug)]
 pub struct Running {
+    started: Instant,
     stores: Vec<Arc<Mutex<Store>>>,
     stop: Arc<(Mutex<bool>, Condvar)>,
     threads: Vec<JoinHandle<()>>,
@@ -223,6 +246,7 @@ impl Running {
     pub fn finish(self) -> Monitoring {
         *self.stop.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
         self.stop.1.notify_all();
+        let end = self.started.elapsed().as_secs_f64();
         let grace = Instant::now() + Duration::from_millis(100);
         for h in self.threads {
             while !h.is_finished() && Instant::now() < grace {
@@ -237,6 +261,7 @@ impl Running {
             .iter()
             .map(|s| {
                 let mut st = s.lock().unwrap_or_else(|e| e.into_inner());
+                st.pad_to_the_end(end, self.interval.as_secs_f64());
                 std::mem::replace(&mut *st, Store::empty()).into_series()
             })
             .collect();
@@ -280,6 +305,11 @@ struct Store {
     error: Option<String>,
     failures: u64,
     cpu_s: Option<f64>,
+    /// The current run of failed or late reads: its first sample's time,
+    /// why, and whether its last read failed outright.
+    run: Option<(f64, String, bool)>,
+    /// Blind to the end of the run: from when, and why.
+    blind: Option<(f64, String)>,
     t: Vec<f64>,
     names: Vec<(String, &'static str, Kind)>,
     cols: Vec<Vec<Option<f64>>>,
@@ -304,6 +334,8 @@ impl Store {
             error: None,
             failures: 0,
             cpu_s: None,
+            run: None,
+            blind: None,
             t: Vec::new(),
             names: Vec::new(),
             cols: Vec::new(),
@@ -321,6 +353,8 @@ impl Store {
             error: None,
             failures: 0,
             cpu_s: None,
+            run: None,
+            blind: None,
             t: self.t[from..].to_vec(),
             names: self.names.clone(),
             cols: self
@@ -350,7 +384,8 @@ impl Store {
                     }
                 },
             };
-            self.cols[at][n] = Some(f.value);
+            // NaN: in the reading, not read this time.
+            self.cols[at][n] = Some(f.value).filter(|v| !v.is_nan());
         }
     }
 
@@ -361,6 +396,61 @@ impl Store {
         }
         self.failures += 1;
         self.error = Some(e);
+    }
+
+    /// A read that failed (`failed`) or came late: starts or extends the
+    /// current run of them.
+    fn strike(&mut self, t: f64, why: String, failed: bool) {
+        let from = self.run.as_ref().map_or(t, |r| r.0);
+        self.run = Some((from, why, failed));
+    }
+
+    /// At the end of the run (`end` seconds from its start): the samples a
+    /// source missed since its last (it was dropped, or a read is still
+    /// stuck) become `null`s on its clock, so its series reach the end
+    /// of the run and a chart shows the gap; and a source whose last reads
+    /// failed is blind from the first of them.
+    fn pad_to_the_end(&mut self, end: f64, interval: f64) {
+        if self.kind.is_empty() || interval <= 0.0 {
+            return;
+        }
+        let dropped = self.state == SourceState::Dropped;
+        let last = self.t.last().copied().unwrap_or(-interval);
+        // The next tick on the run's clock after the last sample.
+        let mut k = ((last / interval).floor() as i64 + 1).max(0);
+        let mut padded = None;
+        loop {
+            let t = k as f64 * interval;
+            // A source still reading may yet answer for the last tick: only
+            // a tick a whole interval old is missed.
+            let missed = if dropped {
+                t <= end
+            } else {
+                t + interval <= end
+            };
+            if !missed || self.t.len() > 10_000_000 {
+                break;
+            }
+            self.t.push(t);
+            for col in &mut self.cols {
+                col.push(None);
+            }
+            padded.get_or_insert(t);
+            k += 1;
+        }
+        if self.blind.is_some() {
+            return;
+        }
+        match (&self.run, padded) {
+            (Some((from, why, true)), _) => self.blind = Some((*from, why.clone())),
+            (run, Some(t)) => {
+                self.blind = Some((
+                    run.as_ref().map_or(t, |r| r.0),
+                    "a read was still waiting for an answer when the run ended".into(),
+                ))
+            }
+            _ => {}
+        }
     }
 
     fn into_series(self) -> Series {
@@ -428,6 +518,8 @@ impl Store {
             state: self.state,
             error: self.error,
             failures: self.failures,
+            blind_from_s: self.blind.as_ref().map(|b| (b.0 * 1000.0).round() / 1000.0),
+            blind_reason: self.blind.map(|b| b.1),
             cpu_s: self.cpu_s,
             t: self
                 .t
@@ -555,6 +647,63 @@ mod tests {
         assert_eq!(round_sig(24_486_760_448.0, 5), 24_487_000_000.0);
         assert_eq!(round_sig(12.0, 5), 12.0);
         assert_eq!(round_sig(0.000_123_456_7, 5), 0.000_123_46);
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(1203), "1,203");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
+    fn read(v: f64) -> Reading {
+        let mut r = Reading::new();
+        r.gauge("busy", "count", v);
+        r
+    }
+
+    #[test]
+    fn a_dropped_source_is_blind_to_the_end_with_nulls() {
+        let mut st = Store::new(&Spec::System, "x".into());
+        st.push(0.0, &read(1.0));
+        st.push(0.5, &read(2.0));
+        for t in [1.0, 1.5, 2.0] {
+            st.fail(t, "connection refused".into());
+            st.strike(t, "connection refused".into(), true);
+        }
+        st.state = SourceState::Dropped;
+        st.blind = st.run.clone().map(|r| (r.0, r.1));
+        st.pad_to_the_end(4.1, 0.5);
+        let s = st.into_series();
+        assert_eq!(s.t, vec![0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0]);
+        let busy = &s.metrics[0].values;
+        assert_eq!(busy.len(), 9);
+        assert!(busy[2..].iter().all(Option::is_none), "{busy:?}");
+        assert_eq!(s.blind(), Some((1.0, "connection refused")));
+    }
+
+    #[test]
+    fn a_source_that_recovered_is_not_blind() {
+        let mut st = Store::new(&Spec::System, "x".into());
+        st.push(0.0, &read(1.0));
+        st.fail(0.5, "connection refused".into());
+        st.strike(0.5, "connection refused".into(), true);
+        st.push(1.0, &read(1.0));
+        st.run = None;
+        // The run ends while the read due at 1.5 s is under way: not missed.
+        st.pad_to_the_end(1.6, 0.5);
+        let s = st.into_series();
+        assert_eq!(s.t.len(), 3);
+        assert_eq!(s.blind(), None);
+        // Failing at the end: blind from the first of the final failures.
+        let mut st = Store::new(&Spec::System, "x".into());
+        st.push(0.0, &read(1.0));
+        st.fail(0.5, "too slow".into());
+        st.strike(0.5, "too slow".into(), true);
+        st.fail(1.0, "too slow".into());
+        st.strike(1.0, "too slow".into(), true);
+        st.pad_to_the_end(1.2, 0.5);
+        assert_eq!(st.into_series().blind(), Some((0.5, "too slow")));
     }
 
     #[test]

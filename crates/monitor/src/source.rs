@@ -1,10 +1,11 @@
 //! The sources: each reads its figures once per call, within a timeout.
 
+use crate::listen::{self, Listening};
 use crate::parse;
-use crate::procfs::{self, SystemFiles};
+use crate::procfs::{self, PortRead, SystemFiles};
 use crate::reading::Reading;
-use crate::spec::{HttpUrl, Spec};
-use std::collections::HashMap;
+use crate::spec::{HttpUrl, ListenAt, Spec};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -38,6 +39,10 @@ pub fn open(
         Spec::Pid(p) => Box::new(Process::new(Select::Pid(*p))),
         Spec::PidFile(f) => Box::new(Process::new(Select::PidFile(f.clone()))),
         Spec::Proc(n) => Box::new(Process::new(Select::Name(n.clone()))),
+        Spec::Listen(at) => Box::new(Listen {
+            at: at.clone(),
+            last: Listening::default(),
+        }),
         Spec::Node(u) => Box::new(Page::new(u, "node_exporter", |body| {
             parse::node::to_reading(&parse::prom::parse(body)?)
         })),
@@ -59,6 +64,25 @@ pub fn open(
 /// however few sockets there are).
 const TCP_TABLE_BUDGET: f64 = 0.004;
 
+impl System {
+    /// /proc/net/tcp{,6}, the tables holding the port's sockets only.
+    fn tcp_text(&mut self, port: u16) -> String {
+        let read = |t: &str| std::fs::read_to_string(format!("/proc/{t}")).unwrap_or_default();
+        let tables = self.tables.get_or_insert_with(|| {
+            let holding: Vec<&'static str> = ["net/tcp", "net/tcp6"]
+                .into_iter()
+                .filter(|t| procfs::port_states(&read(t), port).iter().any(|n| *n > 0))
+                .collect();
+            if holding.is_empty() {
+                vec!["net/tcp", "net/tcp6"]
+            } else {
+                holding
+            }
+        });
+        tables.iter().map(|t| read(t)).collect()
+    }
+}
+
 struct System {
     port: Option<u16>,
     local: bool,
@@ -73,32 +97,28 @@ struct System {
 
 impl Source for System {
     fn read(&mut self, interval: Duration) -> Result<Reading, String> {
-        let mut files = SystemFiles::read_local(None)?;
+        let files = SystemFiles::read_local(None)?;
+        let Some(port) = self.port else {
+            return files.reading_with(PortRead::NoPort);
+        };
+        // A sample whose port was not counted still has the port's metrics,
+        // as nulls: a series never loses a metric because a read was skipped.
         let due = self.reads.is_multiple_of(self.every);
         self.reads += 1;
-        let Some(port) = self.port.filter(|_| due) else {
-            return files.reading(None);
-        };
-        let started = std::time::Instant::now();
-        let read = |t: &str| std::fs::read_to_string(format!("/proc/{t}")).unwrap_or_default();
-        let tables = self.tables.get_or_insert_with(|| {
-            let holding: Vec<&'static str> = ["net/tcp", "net/tcp6"]
-                .into_iter()
-                .filter(|t| procfs::port_states(&read(t), port).iter().any(|n| *n > 0))
-                .collect();
-            if holding.is_empty() {
-                vec!["net/tcp", "net/tcp6"]
-            } else {
-                holding
-            }
-        });
-        for t in tables.iter() {
-            files.tcp.push_str(&read(t));
+        if !due {
+            return files.reading_with(PortRead::Unread);
         }
+        let started = std::time::Instant::now();
+        // The kernel's sockets on the port only (filtered in the kernel);
+        // /proc/net/tcp text where sock_diag is not allowed.
+        let figures = match crate::diag::tcp_all(crate::diag::ALL_TCP, Some(port)) {
+            Ok(socks) => procfs::port_figures_of(&socks),
+            Err(_) => procfs::port_figures(&self.tcp_text(port), port),
+        };
         let cost = started.elapsed().as_secs_f64();
         let budget = TCP_TABLE_BUDGET * interval.as_secs_f64();
         self.every = ((cost / budget).ceil() as u64).clamp(1, 60);
-        files.reading(Some(port))
+        files.reading_with(PortRead::Read(figures))
     }
 
     fn label(&self) -> String {
@@ -116,10 +136,13 @@ enum Select {
     Name(String),
 }
 
-/// One process or a set, summed: CPU as a counter that only grows (a child
-/// that ends takes its last interval with it; a new one counts from 0).
+/// A process tree or a set of processes, summed: CPU as a counter that
+/// only grows (a child that ends takes its last interval with it; a new
+/// one counts from 0), and the listening sockets they hold.
 struct Process {
     select: Select,
+    /// The tree's root at the last read.
+    root: Option<u32>,
     /// CPU seconds of each PID at the last read.
     last: HashMap<u32, f64>,
     cpu_s: f64,
@@ -131,6 +154,7 @@ impl Process {
     fn new(select: Select) -> Self {
         Process {
             select,
+            root: None,
             last: HashMap::new(),
             cpu_s: 0.0,
             reads: 0,
@@ -138,16 +162,21 @@ impl Process {
         }
     }
 
-    fn pids(&self) -> Result<Vec<u32>, String> {
+    /// The processes watched: a tree from its root, or every one named.
+    fn pids(&mut self) -> Result<Vec<u32>, String> {
         match &self.select {
-            Select::Pid(p) => Ok(vec![*p]),
+            Select::Pid(p) => {
+                self.root = Some(*p);
+                Ok(procfs::process_tree(*p))
+            }
             Select::PidFile(f) => {
                 let text =
                     std::fs::read_to_string(f).map_err(|e| format!("{}: {e}", f.display()))?;
                 let pid = text.trim().parse::<u32>().map_err(|_| {
                     format!("{}: holds {:?}, not a process id", f.display(), text.trim())
                 })?;
-                Ok(vec![pid])
+                self.root = Some(pid);
+                Ok(procfs::process_tree(pid))
             }
             Select::Name(n) => Ok(procfs::pids_named(n)),
         }
@@ -156,10 +185,11 @@ impl Process {
 
 impl Source for Process {
     fn read(&mut self, _timeout: Duration) -> Result<Reading, String> {
+        let mut sockets = HashSet::new();
         let stats: Vec<procfs::ProcStat> = self
             .pids()?
             .into_iter()
-            .filter_map(procfs::proc_stat)
+            .filter_map(|p| procfs::proc_stat(p, Some(&mut sockets)))
             .collect();
         if stats.is_empty() {
             return Err(match &self.select {
@@ -198,6 +228,11 @@ impl Source for Process {
             r.gauge("open_files", "count", files);
         }
         r.gauge("processes", "count", stats.len() as f64);
+        let running = stats.iter().filter(|s| matches!(s.state, 'R' | 'D'));
+        r.gauge("processes_running", "count", running.count() as f64);
+        // The kernel's view of the sockets they listen on; a failed ask is
+        // a null in this sample, not a zero.
+        Listening::fields(&mut r, listen::owned(&sockets).ok().as_ref());
         Ok(r)
     }
 
@@ -205,9 +240,61 @@ impl Source for Process {
         let n = self.count;
         let procs = if n == 1 { "process" } else { "processes" };
         match &self.select {
-            Select::Pid(p) => format!("process {p}"),
-            Select::PidFile(f) => format!("the process in {}", f.display()),
-            Select::Name(name) => format!("{name}*: {n} {procs}"),
+            Select::Pid(p) => format!("process {p} and its children: {n} {procs}"),
+            Select::PidFile(f) => match self.root {
+                Some(root) => format!(
+                    "the process in {} ({root}) and its children: {n} {procs}",
+                    f.display()
+                ),
+                None => format!("the process in {} and its children", f.display()),
+            },
+            Select::Name(name) => format!(
+                "{name}*: {n} {procs}, every one on the machine (pidfile: watches one stack)"
+            ),
+        }
+    }
+}
+
+/// One listening socket, by port or path (`listen:`).
+struct Listen {
+    at: ListenAt,
+    last: Listening,
+}
+
+impl Source for Listen {
+    fn read(&mut self, _timeout: Duration) -> Result<Reading, String> {
+        let l = match &self.at {
+            ListenAt::Tcp { host, port } => listen::on_port(*host, *port)?,
+            ListenAt::Unix(path) => listen::at_path(path)?,
+        };
+        if l.listeners == 0 {
+            return Err(match &self.at {
+                ListenAt::Tcp { port, .. } => format!(
+                    "no socket is listening on {} (`ss -tln sport = :{port}` lists them)",
+                    self.at
+                ),
+                ListenAt::Unix(_) => format!(
+                    "no unix socket is listening at {} (`ss -xl` lists them)",
+                    self.at
+                ),
+            });
+        }
+        self.last = l;
+        let mut r = Reading::new();
+        Listening::fields(&mut r, Some(&l));
+        Ok(r)
+    }
+
+    fn label(&self) -> String {
+        let n = self.last.listeners;
+        let what = match &self.at {
+            ListenAt::Tcp { .. } => "TCP",
+            ListenAt::Unix(_) => "unix",
+        };
+        if n > 1 {
+            format!("{what} listeners on {} ({n} sockets)", self.at)
+        } else {
+            format!("the {what} listener on {}", self.at)
         }
     }
 }
@@ -243,5 +330,37 @@ impl Source for Page {
 
     fn label(&self) -> String {
         format!("{} at {}", self.what, self.url.shown())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 39: when the port's count is skipped to stay in its CPU
+    /// budget, the sample still has the port's metrics, as nulls; they
+    /// were left out, and a run whose every read was skipped had none.
+    #[test]
+    fn a_skipped_port_count_is_a_null_not_a_missing_metric() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let mut s = System {
+            port: Some(port),
+            local: true,
+            tables: None,
+            every: 1,
+            reads: 0,
+        };
+        let read = s.read(Duration::from_secs(1)).unwrap();
+        assert_eq!(read.get("tcp_port_established"), Some(0.0));
+        assert_eq!(read.get("listen_queue"), Some(0.0));
+        assert!(read.get("listen_backlog").is_some_and(|b| b > 0.0));
+        s.every = 1000;
+        let skipped = s.read(Duration::from_secs(1)).unwrap();
+        for name in ["tcp_port_established", "listen_queue", "listen_backlog"] {
+            assert!(skipped.fields.iter().any(|f| f.name == name), "{name}");
+            assert_eq!(skipped.get(name), None, "{name}");
+        }
+        drop(l);
     }
 }

@@ -4,7 +4,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 /// The forms `--monitor` takes, for error messages and `--help`.
-pub const FORMS: &str = "system, pid:N, pidfile:PATH, proc:NAME, node:URL, prom:URL[,match=GLOB], \
+pub const FORMS: &str = "system, pid:N, pidfile:PATH, proc:NAME, listen:[HOST:]PORT, \
+                         listen:/PATH.sock, node:URL, prom:URL[,match=GLOB], \
                          nginx:URL, apache:URL, fpm:URL, ssh:[USER@]HOST[:PORT][,yace=PATH]";
 
 /// One source to watch.
@@ -12,14 +13,19 @@ pub const FORMS: &str = "system, pid:N, pidfile:PATH, proc:NAME, node:URL, prom:
 pub enum Spec {
     /// This machine's /proc: CPU, load, memory, TCP (on the target's port too).
     System,
-    /// One process and its threads.
+    /// One process and its descendants (php-fpm's master and its children,
+    /// Apache's parent and its workers), summed, with the accept queues of
+    /// the listening sockets they hold.
     Pid(u32),
-    /// The process whose PID a file holds (read again at every sample, so a
-    /// restarted server is followed).
+    /// The process tree whose root's PID a file holds (read again at every
+    /// sample, so a restarted server is followed): one stack.
     PidFile(PathBuf),
-    /// Every process whose name starts with NAME (php-fpm's master and
-    /// children, apache2's workers), summed and counted.
+    /// Every process on the machine whose name starts with NAME, summed
+    /// and counted: every pool of that name, not one stack (`pidfile:`
+    /// scopes to one).
     Proc(String),
+    /// One listening socket's accept queue and connections, from the kernel.
+    Listen(ListenAt),
     /// A Prometheus node_exporter: the same figures as `system`.
     Node(HttpUrl),
     /// Any Prometheus/OpenMetrics text endpoint; `filter` is glob patterns.
@@ -39,6 +45,73 @@ pub enum Spec {
         /// shell reading /proc when there is none).
         yace: Option<String>,
     },
+}
+
+/// A listening socket, by its TCP port (and address) or unix path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListenAt {
+    Tcp {
+        /// Only the listener serving this address (one on the wildcard
+        /// address serves every address).
+        host: Option<std::net::IpAddr>,
+        port: u16,
+    },
+    /// A path, or an abstract name starting with `@`.
+    Unix(String),
+}
+
+impl ListenAt {
+    fn parse(arg: &str) -> Result<ListenAt, String> {
+        if arg.starts_with('/') || arg.starts_with('@') {
+            return Ok(ListenAt::Unix(arg.to_string()));
+        }
+        let port = |p: &str| {
+            p.parse::<u16>().ok().filter(|&p| p > 0).ok_or_else(|| {
+                format!(
+                    "{p:?} is not a port: listen: takes PORT, HOST:PORT ([::1]:PORT for IPv6) \
+                     or the /path of a unix socket"
+                )
+            })
+        };
+        let (host, p) = if let Some(v6) = arg.strip_prefix('[') {
+            let (h, p) = v6
+                .split_once("]:")
+                .ok_or_else(|| format!("{arg:?}: write an IPv6 listener as [ADDRESS]:PORT"))?;
+            (Some(h), p)
+        } else {
+            match arg.rsplit_once(':') {
+                Some((h, p)) => (Some(h), p),
+                None => (None, arg),
+            }
+        };
+        let host = match host {
+            Some(h) => Some(h.parse::<std::net::IpAddr>().map_err(|_| {
+                format!("{h:?} is not an IP address (listen: matches the socket's own address, not a name)")
+            })?),
+            None => None,
+        };
+        Ok(ListenAt::Tcp {
+            host,
+            port: port(p)?,
+        })
+    }
+}
+
+impl fmt::Display for ListenAt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ListenAt::Tcp { host: None, port } => write!(f, "{port}"),
+            ListenAt::Tcp {
+                host: Some(std::net::IpAddr::V6(h)),
+                port,
+            } => write!(f, "[{h}]:{port}"),
+            ListenAt::Tcp {
+                host: Some(h),
+                port,
+            } => write!(f, "{h}:{port}"),
+            ListenAt::Unix(p) => f.write_str(p),
+        }
+    }
 }
 
 /// A plain-HTTP URL of a metrics or status page.
@@ -166,6 +239,7 @@ impl Spec {
                 }
                 Spec::Proc(arg.to_string())
             }
+            "listen" => Spec::Listen(ListenAt::parse(arg).map_err(&bad)?),
             "node" => Spec::Node(url("/metrics")?),
             "prom" => {
                 let (u, filter) = match arg.split_once(",match=") {
@@ -224,6 +298,7 @@ impl Spec {
         match self {
             Spec::System => "system",
             Spec::Pid(_) | Spec::PidFile(_) | Spec::Proc(_) => "process",
+            Spec::Listen(_) => "listen",
             Spec::Node(_) => "node",
             Spec::Prom { .. } => "prom",
             Spec::Nginx(_) => "nginx",
@@ -242,6 +317,7 @@ impl fmt::Display for Spec {
             Spec::Pid(p) => write!(f, "pid:{p}"),
             Spec::PidFile(p) => write!(f, "pidfile:{}", p.display()),
             Spec::Proc(n) => write!(f, "proc:{n}"),
+            Spec::Listen(l) => write!(f, "listen:{l}"),
             Spec::Node(u) => write!(f, "node:{}", u.shown()),
             Spec::Prom { url, filter } if filter.is_empty() => write!(f, "prom:{}", url.shown()),
             Spec::Prom { url, filter } => write!(f, "prom:{},match={filter}", url.shown()),
@@ -296,6 +372,46 @@ mod tests {
                 yace: Some("/opt/yace".into())
             }
         );
+    }
+
+    #[test]
+    fn listen_forms() {
+        for (given, want) in [
+            (
+                "listen:8080",
+                ListenAt::Tcp {
+                    host: None,
+                    port: 8080,
+                },
+            ),
+            (
+                "listen:127.0.0.1:8080",
+                ListenAt::Tcp {
+                    host: Some("127.0.0.1".parse().unwrap()),
+                    port: 8080,
+                },
+            ),
+            (
+                "listen:[::1]:9000",
+                ListenAt::Tcp {
+                    host: Some("::1".parse().unwrap()),
+                    port: 9000,
+                },
+            ),
+            (
+                "listen:/run/php/php8.2-fpm.sock",
+                ListenAt::Unix("/run/php/php8.2-fpm.sock".into()),
+            ),
+        ] {
+            let spec = Spec::parse(given).unwrap();
+            assert_eq!(spec, Spec::Listen(want));
+            assert_eq!(spec.to_string(), given);
+            assert_eq!(spec.kind(), "listen");
+        }
+        let e = Spec::parse("listen:localhost:80").unwrap_err();
+        assert!(e.contains("not an IP address"), "{e}");
+        let e = Spec::parse("listen:http").unwrap_err();
+        assert!(e.contains("not a port") && e.contains("/path"), "{e}");
     }
 
     #[test]

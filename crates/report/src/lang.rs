@@ -276,6 +276,8 @@ fn zh(en: &str) -> Option<&'static str> {
         "Apache workers" => "Apache 工作者",
         "{} — {} ({} failed reads; last: {})" => "{} — {}（{} 次读取失败；最近一次：{}）",
         "{} — DROPPED: {}" => "{} — 已放弃：{}",
+        "; blind from {} s to the end ({})" => "；从第 {} 秒起直到结束都读不到（{}）",
+        "blind from {} s to the end ({})" => "从第 {} 秒起直到结束都读不到（{}）",
         "  Server      {}" => "  服务器      {}",
         "  Monitors    {}" => "  监控        {}",
         "  PROBLEM     {}" => "  问题        {}",

@@ -71,27 +71,40 @@ fn source_words(lang: Lang, src: &str) -> String {
     }
 }
 
-/// One line per source: what it watched, or why it was dropped.
+/// One line per source: what it watched, or why it was dropped; and from
+/// when it was blind, when it was to the end.
 pub fn sources(m: &Monitoring, lang: Lang) -> Vec<String> {
     m.sources
         .iter()
-        .map(|s| match s.state {
-            SourceState::Ok if s.failures == 0 => format!("{} — {}", s.spec, s.label),
-            SourceState::Ok => trf(
-                lang,
-                "{} — {} ({} failed reads; last: {})",
-                &[
-                    &s.spec,
-                    &s.label,
-                    &s.failures,
-                    &s.error.as_deref().unwrap_or(""),
-                ],
-            ),
-            SourceState::Dropped => trf(
-                lang,
-                "{} — DROPPED: {}",
-                &[&s.spec, &s.error.as_deref().unwrap_or("")],
-            ),
+        .map(|s| {
+            let line = match s.state {
+                SourceState::Ok if s.failures == 0 => format!("{} — {}", s.spec, s.label),
+                SourceState::Ok => trf(
+                    lang,
+                    "{} — {} ({} failed reads; last: {})",
+                    &[
+                        &s.spec,
+                        &s.label,
+                        &s.failures,
+                        &s.error.as_deref().unwrap_or(""),
+                    ],
+                ),
+                SourceState::Dropped => trf(
+                    lang,
+                    "{} — DROPPED: {}",
+                    &[&s.spec, &s.error.as_deref().unwrap_or("")],
+                ),
+            };
+            match s.blind() {
+                Some((from, why)) => {
+                    let from = format!("{from:.1}");
+                    format!(
+                        "{line}{}",
+                        trf(lang, "; blind from {} s to the end ({})", &[&from, &why])
+                    )
+                }
+                None => line,
+            }
         })
         .collect()
 }

@@ -6,7 +6,26 @@
 //! start; the first sample is taken as the load starts) and one value per
 //! sample and metric. Counters are stored as rates over the interval that
 //! ends at the sample (the first sample of a counter has none: `null`).
-//! A sample that failed is a `null` in every metric of its source.
+//! A sample that failed is a `null` in every metric of its source; a
+//! source dropped (or failing) to the end keeps its sample times to the
+//! end of the run with `null`s, and says from when (`blind_from_s`).
+//! A metric is in every sample of its source, `null` where not read.
+//!
+//! Metrics of the kernel's listening sockets (from sock_diag):
+//! - `system` (target on this machine): `listen_queue` (connections the
+//!   kernel completed on the target port's listening sockets, waiting for
+//!   `accept`, summed), `listen_backlog` (their limits, summed),
+//!   `tcp_port_established` (and `tcp_port_time_wait`, `_syn_recv`,
+//!   `_close_wait`, `_fin_wait`); machine-wide rates `listen_overflows`,
+//!   `listen_drops` and `syncookies_sent`.
+//! - process sources (`pid:`, `pidfile:` — the process and its
+//!   descendants — and `proc:`, every process of that name): `processes`,
+//!   `processes_running` (state R or D), `cpu`, `rss_bytes`, `threads`,
+//!   `open_files`, and over the TCP and unix listening sockets they hold:
+//!   `listeners`, `listen_queue`, `listen_backlog`, `established`
+//!   (connections to those listeners, accepted or queued).
+//! - `listen:PORT`, `listen:HOST:PORT`, `listen:/path.sock`: one listener's
+//!   `listeners`, `listen_queue`, `listen_backlog`, `established`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -120,6 +139,17 @@ pub struct Source {
     pub error: Option<String>,
     /// Reads that failed (each a `null` sample).
     pub failures: u64,
+    /// When the source went blind for the rest of the run: the run's second
+    /// of the first of its final failed (or too slow) reads, when it was
+    /// dropped or its last reads failed. Its series go on to the end of
+    /// the run as `null`s from there (a chart shows the gap), and no
+    /// figure is taken from before as if it held after.
+    #[serde(default)]
+    pub blind_from_s: Option<f64>,
+    /// Why, in words (`too slow: a read took 1,203 ms (the interval is
+    /// 500 ms)`, `connection refused at …`).
+    #[serde(default)]
+    pub blind_reason: Option<String>,
     /// What watching cost this client: the CPU seconds its thread used
     /// (reading, parsing; for `ssh:`, not the ssh process itself).
     #[serde(default)]
@@ -211,6 +241,17 @@ impl Monitoring {
     /// The source's metric `name`, if the source has it.
     pub fn metric<'a>(source: &'a Source, name: &str) -> Option<&'a Metric> {
         source.metrics.iter().find(|m| m.name == name)
+    }
+}
+
+impl Source {
+    /// From when, and why, the source saw nothing to the end of the run.
+    pub fn blind(&self) -> Option<(f64, &str)> {
+        let from = self.blind_from_s?;
+        Some((
+            from,
+            self.blind_reason.as_deref().unwrap_or("its reads failed"),
+        ))
     }
 }
 

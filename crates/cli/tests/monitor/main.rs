@@ -16,6 +16,8 @@ mod harness;
 mod support;
 mod verdicts;
 
+mod kernel;
+
 use harness::{Stack, StackKind, StatusPage};
 use serde_json::Value;
 use std::io::{Read, Write};
@@ -505,12 +507,37 @@ fn a_hanging_monitor_is_dropped_and_the_run_ends_on_time() {
         "{}",
         ng["error"]
     );
+    // Blind from its first failed read to the end of the run: its samples
+    // go on, as nulls, and it says from when and why.
+    let t: Vec<f64> = ng["t"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let from = ng["blind_from_s"].as_f64().expect("blind_from_s");
+    assert!(t.last().unwrap() + 0.2 >= 2.9, "samples end at {t:?}");
+    assert!(
+        ng["blind_reason"].as_str().unwrap().contains("too slow"),
+        "{}",
+        ng["blind_reason"]
+    );
+    let active = &ng["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "active")
+        .unwrap()["values"];
+    for (t, v) in t.iter().zip(active.as_array().unwrap()) {
+        assert_eq!(*t < from, !v.is_null(), "at {t} s: {v} (blind from {from})");
+    }
     // The other monitor went on.
     let sys = source(&r, "system");
     assert_eq!(sys["state"], "ok");
     assert!(sys["t"].as_array().unwrap().len() >= 10);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("DROPPED"), "{text}");
+    assert!(text.contains("blind from"), "{text}");
 }
 
 #[test]

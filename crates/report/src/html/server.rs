@@ -352,6 +352,19 @@ pub(crate) fn section(
             ),
             SourceState::Ok => ("source", "pass", say(lang, "ok").to_string(), None),
         };
+        // Blind to the end: the charts' gap from there is the source's, not
+        // the server's.
+        let why = match s.blind() {
+            Some((from, reason)) => {
+                let from = format!("{from:.1}");
+                let blind = sayf(lang, "blind from {} s to the end ({})", &[&from, &reason]);
+                Some(match why {
+                    Some(w) => format!("{w}; {blind}"),
+                    None => blind,
+                })
+            }
+            None => why,
+        };
         writeln!(
             w,
             "<tr class=\"{row}\"><td>{}</td><td class=\"text\"><code>{}</code></td><td class=\"text\">{}</td><td class=\"text\">{}</td><td>{}</td><td class=\"text {class}\">{}</td></tr>",
