@@ -336,18 +336,26 @@ fn cpu(m: &Monitoring, r: &RunResult) -> Cpu {
         // The processes' CPU per sample (% of one CPU), summed by sample
         // time, as a share of all CPUs. A stack at 90% of every core is
         // CPU-bound whatever else runs.
-        let mut by_t: BTreeMap<i64, f64> = BTreeMap::new();
-        for s in &procs {
-            if let Some(c) = metric(s, "cpu") {
-                for (i, v) in c.values.iter().enumerate() {
-                    if let (Some(v), Some(t)) = (v, s.t.get(i)) {
-                        *by_t
-                            .entry((t / m.interval_s.max(0.01)).round() as i64)
-                            .or_default() += v / cpus;
+        let key = |t: f64| (t / m.interval_s.max(0.01)).round() as i64;
+        // Per sample time: a metric summed over the process sources.
+        let sum_by_t = |name: &str, scale: f64| {
+            let mut by_t: BTreeMap<i64, f64> = BTreeMap::new();
+            for s in &procs {
+                if let Some(c) = metric(s, name) {
+                    for (i, v) in c.values.iter().enumerate() {
+                        if let (Some(v), Some(t)) = (v, s.t.get(i)) {
+                            *by_t.entry(key(*t)).or_default() += v * scale;
+                        }
                     }
                 }
             }
-        }
+            by_t
+        };
+        let by_t = sum_by_t("cpu", 1.0 / cpus);
+        // Workers ready to run (state R): a page that computes keeps them
+        // there while it waits for a core; a page that sleeps does not.
+        let running = sum_by_t("processes_running", 1.0);
+        let workers = sum_by_t("processes", 1.0);
         // The machine's busy CPU at the same moments, when it is watched.
         let mut busy_at: BTreeMap<i64, f64> = BTreeMap::new();
         if let Some(s) = machine {
@@ -365,7 +373,10 @@ fn cpu(m: &Monitoring, r: &RunResult) -> Cpu {
             .iter()
             .map(|(k, v)| {
                 let full = busy_at.get(k).is_some_and(|b| *b >= CPU_SATURATED_PCT);
-                let hot = *v >= CPU_SATURATED_PCT || (full && *v >= 50.0);
+                let run = running.get(k).copied().unwrap_or(0.0);
+                let of = (workers.get(k).copied().unwrap_or(0.0) - procs.len() as f64).max(1.0);
+                let ready = run >= 1.0 && run >= 0.5 * of;
+                let hot = *v >= CPU_SATURATED_PCT || (full && (*v >= 50.0 || ready));
                 (*k as f64 * m.interval_s, if hot { *v } else { -*v })
             })
             .collect();
@@ -1221,6 +1232,17 @@ mod tests {
         conclude(&mut m, &r);
         let codes: Vec<&str> = m.diagnoses.iter().map(|d| d.code.as_str()).collect();
         assert_eq!(codes, ["fpm_max_children"]);
+        // Full CPUs shared with others, the stack's two children ready to
+        // run (a page that computes, starved of a core): CPU-bound.
+        let mut fpm = tree("pidfile:/f.pid", 3.0, &[0.0, 5.0, 9.0, 7.0], &[80.0; 4]);
+        fpm.metrics.push(gauge("processes_running", &[2.0; 4]));
+        let mut m = with_programs(
+            vec![sys(&[99.0; 4]), fpm],
+            &[("pidfile:/f.pid", "php-fpm8.2")],
+        );
+        conclude(&mut m, &r);
+        let codes: Vec<&str> = m.diagnoses.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(codes, ["server_cpu_saturated"]);
     }
 
     /// A status page that went blind is a gap: its pre-load reading is not

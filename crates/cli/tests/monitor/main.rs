@@ -197,6 +197,9 @@ fn php_fpm_pool_too_small_and_cpu_bound_pages_are_diagnosed() {
     let stack = Stack::start_with_children(StackKind::NginxPhpFpm, 2);
     let fpm = stack.status_url(StatusPage::Fpm).unwrap();
     let nginx = stack.status_url(StatusPage::Nginx).unwrap();
+    // This stack's own php-fpm (`proc:php-fpm` would count every pool on
+    // the machine, other tests' included).
+    let pool = format!("pidfile:{}", stack.dir().join("run/php-fpm.pid").display());
     let monitors = |url: &str| {
         vec![
             url.to_string(),
@@ -211,7 +214,7 @@ fn php_fpm_pool_too_small_and_cpu_bound_pages_are_diagnosed() {
             "--monitor".into(),
             format!("nginx:{nginx}"),
             "--monitor".into(),
-            "proc:php-fpm".into(),
+            pool.clone(),
             "--monitor".into(),
             "system".into(),
             "--monitor-interval".into(),
@@ -232,15 +235,16 @@ fn php_fpm_pool_too_small_and_cpu_bound_pages_are_diagnosed() {
     assert_eq!(max(&values(fpm_src, "total_processes")), 2.0);
     assert_eq!(max(&values(fpm_src, "active_processes")), 2.0);
     assert!(increase(fpm_src, "max_children_reached") >= 1.0);
-    // php-fpm's accept rate is the pool's capacity: 2 children × 1000 / 50 ms.
-    let accepted = values(fpm_src, "accepted_conn");
-    let mean = accepted.iter().skip(1).sum::<f64>() / (accepted.len() - 1) as f64;
+    // The kernel saw the waiting requests in php-fpm's accept queue (the
+    // status page, answered by the same pool, cannot: its `listen queue`
+    // is 0 on a unix socket).
     assert!(
-        (30.0..50.0).contains(&mean),
-        "php-fpm accepted {accepted:?}/s"
+        max(&values(source(&r, "pidfile:"), "listen_queue")) >= 1.0,
+        "{}",
+        source(&r, "pidfile:")["metrics"]
     );
     // The master and its two children.
-    assert_eq!(max(&values(source(&r, "proc:php-fpm"), "processes")), 3.0);
+    assert_eq!(max(&values(source(&r, "pidfile:"), "processes")), 3.0);
     let ng = source(&r, "nginx:");
     assert!(max(&values(ng, "active")) >= 16.0, "{}", ng["metrics"]);
     let handled = increase(ng, "requests");
@@ -284,10 +288,12 @@ fn php_fpm_pool_too_small_and_cpu_bound_pages_are_diagnosed() {
     let ms = r["monitor"]["server"]["cpu_ms_per_request"]
         .as_f64()
         .unwrap();
-    assert!((10.0..45.0).contains(&ms), "{ms} ms CPU per request");
+    // At most the page's wall time (and PHP's own): the children get less
+    // of a CPU when the machine is shared, never more.
+    assert!(ms > 0.0 && ms < 45.0, "{ms} ms CPU per request");
     assert_eq!(
         r["monitor"]["server"]["cpu_source"],
-        "the CPU time of proc:php-fpm"
+        format!("the CPU time of {pool}")
     );
 }
 
