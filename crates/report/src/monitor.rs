@@ -63,6 +63,9 @@ fn source_words(lang: Lang, src: &str) -> String {
     }
     match src {
         "this machine's busy CPU minus yace's own" => "本机忙碌 CPU 减去 yace 自身".into(),
+        s if s.starts_with("an estimate: this machine's busy CPU minus yace's own") => {
+            "估算：本机忙碌 CPU 减去 yace 自身；其他所有进程都算作服务器的（用 --monitor pidfile:路径 只看这套服务）".into()
+        }
         "the server machine's busy CPU" => "服务器机器的忙碌 CPU".into(),
         s => match s.strip_prefix("the CPU time of ") {
             Some(p) => format!("{p} 的 CPU 时间"),
