@@ -112,31 +112,19 @@ pub fn sources(m: &Monitoring, lang: Lang) -> Vec<String> {
         .collect()
 }
 
-/// What the diagnoses set aside and where a source was blind, one line
-/// each: "blind from 3.2 s (…)" and "ruled out: …".
+/// What the diagnoses set aside, one line each ("ruled out …: why"). Where
+/// a source was blind is said on its own line among the sources.
 pub fn asides(m: &Monitoring, lang: Lang) -> Vec<String> {
-    let zh = lang == Lang::Zh;
-    let blind = m.blind.iter().map(|b| {
-        if zh {
-            format!(
-                "{}：从 {:.1} 秒起看不到（{}）；这段时间的数字是空缺，不是最后一次读数",
-                b.source, b.from_s, b.why
-            )
-        } else {
-            format!(
-                "{}: blind from {:.1} s ({}); its figures there are gaps, not its last reading",
-                b.source, b.from_s, b.why
-            )
-        }
-    });
-    let ruled = m.ruled_out.iter().map(|x| {
-        if zh {
-            format!("已排除 {}：{}", x.code, x.why)
-        } else {
-            format!("ruled out {}: {}", x.code, x.why)
-        }
-    });
-    blind.chain(ruled).collect()
+    m.ruled_out
+        .iter()
+        .map(|x| {
+            if lang == Lang::Zh {
+                format!("已排除 {}：{}", x.code, x.why)
+            } else {
+                format!("ruled out {}: {}", x.code, x.why)
+            }
+        })
+        .collect()
 }
 
 /// A diagnosis's message and fix in the reader's language.
