@@ -56,21 +56,22 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
             t("The figures cover what was done.")
         )?;
     }
-    if let Some(sf) = &r.shortfall {
-        writeln!(
-            w,
-            "> **{}:** {}\n",
-            t("Shortfall"),
-            cell(&crate::lang::shortfall(lang, sf))
-        )?;
-    }
-    if let Some(b) = &r.behind {
-        writeln!(
-            w,
-            "> **{}:** {}\n",
-            t("Fell behind"),
-            cell(&crate::lang::behind(lang, b))
-        )?;
+    let first = [
+        (
+            "Shortfall",
+            r.shortfall
+                .as_ref()
+                .map(|sf| crate::lang::shortfall(lang, sf)),
+        ),
+        (
+            "Fell behind",
+            r.behind.as_ref().map(|b| crate::lang::behind(lang, b)),
+        ),
+    ];
+    for (label, text) in first {
+        if let Some(text) = text {
+            writeln!(w, "> **{}:** {}\n", t(label), cell(&text))?;
+        }
     }
     writeln!(w, "- {} · {:.2} s ({})", model, s.duration_s, end)?;
     writeln!(

@@ -210,26 +210,25 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
         writeln!(w)?;
     }
     // A load that was not offered is said first: the figures below measure
-    // a different load than the one asked for.
-    if let Some(sf) = &r.shortfall {
+    // a different load than the one asked for. So is a server that did not
+    // keep up: the latency below grew with the run's length, not the load.
+    let first = [
+        (
+            "SHORTFALL",
+            r.shortfall
+                .as_ref()
+                .map(|sf| crate::lang::shortfall(lang, sf)),
+        ),
+        (
+            "BEHIND",
+            r.behind.as_ref().map(|b| crate::lang::behind(lang, b)),
+        ),
+    ];
+    for (label, text) in first {
+        let Some(text) = text else { continue };
         writeln!(w)?;
-        for (i, line) in crate::fmt::wrap(&crate::lang::shortfall(lang, sf), 64)
-            .iter()
-            .enumerate()
-        {
-            let label = if i == 0 { tr(lang, "SHORTFALL") } else { "" };
-            writeln!(w, "  {label:<10}  {line}")?;
-        }
-    }
-    // So is a server that did not keep up: the latency below grew with the
-    // run's length, not with the load.
-    if let Some(b) = &r.behind {
-        writeln!(w)?;
-        for (i, line) in crate::fmt::wrap(&crate::lang::behind(lang, b), 64)
-            .iter()
-            .enumerate()
-        {
-            let label = if i == 0 { tr(lang, "BEHIND") } else { "" };
+        for (i, line) in crate::fmt::wrap(&text, 64).iter().enumerate() {
+            let label = if i == 0 { tr(lang, label) } else { "" };
             writeln!(w, "  {label:<10}  {line}")?;
         }
     }

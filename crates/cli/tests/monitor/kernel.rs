@@ -3,7 +3,7 @@
 //! when its pool is full (and not when it is not), two php-fpm stacks on
 //! one machine told apart by `pidfile:`, and a status page that goes blind.
 
-use super::{max, source, values};
+use super::{all, max, source, values};
 use crate::harness::{Stack, StackKind};
 use crate::support::{run_json, temp_path, ServeProcess};
 use serde_json::Value;
@@ -17,21 +17,6 @@ fn relisten(fd: &impl AsRawFd, backlog: i32) {
     // SAFETY: a socket the caller owns, already listening.
     let rc = unsafe { libc::listen(fd.as_raw_fd(), backlog) };
     assert_eq!(rc, 0, "listen: {}", std::io::Error::last_os_error());
-}
-
-/// Every sample's value of `name` (nulls included).
-fn all(src: &Value, name: &str) -> Vec<Option<f64>> {
-    src["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name)
-        .unwrap_or_else(|| panic!("no metric {name} in {}", src["spec"]))["values"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(Value::as_f64)
-        .collect()
 }
 
 fn ok(out: &std::process::Output) {

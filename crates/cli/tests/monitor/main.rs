@@ -36,8 +36,8 @@ fn source<'a>(r: &'a Value, spec_prefix: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no source {spec_prefix} in {}", r["monitor"]))
 }
 
-/// A metric's values that were read.
-fn values(src: &Value, name: &str) -> Vec<f64> {
+/// Every sample's value of `name` (nulls included).
+fn all(src: &Value, name: &str) -> Vec<Option<f64>> {
     src["metrics"]
         .as_array()
         .unwrap()
@@ -47,8 +47,13 @@ fn values(src: &Value, name: &str) -> Vec<f64> {
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(Value::as_f64)
+        .map(Value::as_f64)
         .collect()
+}
+
+/// A metric's values that were read.
+fn values(src: &Value, name: &str) -> Vec<f64> {
+    all(src, name).into_iter().flatten().collect()
 }
 
 fn max(v: &[f64]) -> f64 {

@@ -68,16 +68,6 @@ fn an_open_model_run_within_the_pools_capacity_is_not_behind() {
     assert!(!text.contains("BEHIND"), "{text}");
 }
 
-/// What the server section of a result diagnosed, by code.
-fn codes(r: &serde_json::Value) -> Vec<String> {
-    r["monitor"]["diagnoses"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["code"].as_str().unwrap().to_string())
-        .collect()
-}
-
 /// `yace run` on `url` at `rate`/s for 5 s, watching php-fpm the way most
 /// people do: its status page through nginx (served by the same pool), its
 /// master and children (`pidfile:`), and this machine.
@@ -116,7 +106,7 @@ fn a_full_php_fpm_pool_is_diagnosed_from_its_accept_queue() {
     let (out, r) = fpm_run(&stack, "pool-full", "80");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    let c = codes(&r);
+    let c = crate::diagnoses(&r);
     assert!(c.contains(&"fpm_max_children".to_string()), "{c:?}\n{text}");
     assert!(!c.contains(&"server_cpu_saturated".to_string()), "{c:?}");
     let d = r["monitor"]["diagnoses"]
@@ -178,7 +168,7 @@ fn a_php_fpm_pool_at_60_percent_is_not_full() {
     let (out, r) = fpm_run(&stack, "pool-60", "24");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    let c = codes(&r);
+    let c = crate::diagnoses(&r);
     assert!(
         !c.contains(&"fpm_max_children".to_string()),
         "{c:?}\n{text}"
@@ -223,7 +213,7 @@ fn apache_out_of_workers_is_diagnosed_from_its_process_tree() {
     let (out, r) = apache_run(5, "apache-out");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    let c = codes(&r);
+    let c = crate::diagnoses(&r);
     assert!(
         c.contains(&"apache_out_of_workers".to_string()),
         "{c:?}\n{text}"
@@ -241,7 +231,7 @@ fn apache_with_workers_to_spare_is_not_out_of_workers() {
     let (out, r) = apache_run(25, "apache-spare");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    let c = codes(&r);
+    let c = crate::diagnoses(&r);
     assert!(
         !c.contains(&"apache_out_of_workers".to_string()),
         "{c:?}\n{text}"
