@@ -4,6 +4,7 @@
 //! the sinks back when the run ends; merging them is the caller's business.
 
 pub mod codec;
+pub mod fcgi;
 mod flow;
 pub mod h2;
 pub mod http;
