@@ -69,6 +69,15 @@ pub fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<Duration> {
     Ok(t.elapsed())
 }
 
+/// A unix-domain stream connection to `path`, waiting at most `timeout`
+/// for room in the listener's accept queue (php-fpm's socket under load).
+pub fn connect_unix(
+    path: &std::path::Path,
+    timeout: Duration,
+) -> std::io::Result<std::os::unix::net::UnixStream> {
+    sys::connect_unix(path, timeout)
+}
+
 /// `--source-addrs`: whether every source address suits `addr` (its
 /// family) and can be bound on this machine, checked before any load with
 /// a throwaway socket per address. `Err` says which ones fail, and how to

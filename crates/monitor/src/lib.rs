@@ -20,6 +20,7 @@ pub mod parse;
 pub mod reading;
 
 mod diagnose;
+pub mod fpm;
 mod http;
 mod now;
 pub mod procfs;

@@ -94,7 +94,9 @@ impl Monitors {
         let mut stores = Vec::new();
         let mut threads = Vec::new();
         for (spec, mut src) in self.sources {
-            let store = Arc::new(Mutex::new(Store::new(&spec, src.label())));
+            let mut first = Store::new(&spec, src.label());
+            first.note = src.note();
+            let store = Arc::new(Mutex::new(first));
             stores.push(store.clone());
             let stop = stop.clone();
             let h = std::thread::Builder::new()
@@ -151,6 +153,8 @@ fn sample(
             Ok(r) if took <= interval => {
                 st.push(t, &r);
                 st.label = src.label();
+                // Said once: the first advice a source gives stays.
+                st.note = st.note.take().or_else(|| src.note());
                 strikes = 0;
             }
             Ok(r) => {
@@ -232,6 +236,11 @@ impl Running {
                 let _ = h.join();
             }
         }
+        let notes = self
+            .stores
+            .iter()
+            .filter_map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).note.clone())
+            .collect();
         let sources = self
             .stores
             .iter()
@@ -243,6 +252,7 @@ impl Running {
         Monitoring {
             interval_s: self.interval.as_secs_f64(),
             sources,
+            notes,
             ..Default::default()
         }
     }
@@ -280,6 +290,8 @@ struct Store {
     error: Option<String>,
     failures: u64,
     cpu_s: Option<f64>,
+    /// The source's advice ([`Source::note`]), kept from when it was first given.
+    note: Option<String>,
     t: Vec<f64>,
     names: Vec<(String, &'static str, Kind)>,
     cols: Vec<Vec<Option<f64>>>,
@@ -304,6 +316,7 @@ impl Store {
             error: None,
             failures: 0,
             cpu_s: None,
+            note: None,
             t: Vec::new(),
             names: Vec::new(),
             cols: Vec::new(),
@@ -321,6 +334,7 @@ impl Store {
             error: None,
             failures: 0,
             cpu_s: None,
+            note: None,
             t: self.t[from..].to_vec(),
             names: self.names.clone(),
             cols: self

@@ -22,6 +22,11 @@ pub struct Monitoring {
     /// What the samples show, in words, with the fix; most severe first.
     #[serde(default)]
     pub diagnoses: Vec<Diagnosis>,
+    /// Advice on how a source is set up, once per source that has any
+    /// (php-fpm's status answered by a child of the pool it watches: how
+    /// to give it `pm.status_listen`).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// One `--monitor` source and its series.
