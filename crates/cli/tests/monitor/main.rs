@@ -1,7 +1,8 @@
 //! `--monitor`: the server watched on the run's clock, against real
 //! servers — `yace serve` as a separate process (system, pid:, proc:, TCP
 //! states checked against `ss`), nginx + php-fpm with a tiny pool (status
-//! pages, the max-children and CPU diagnoses), Apache's mod_status,
+//! pages, the max-children and CPU diagnoses; php-fpm's status over FastCGI
+//! in fcgi.rs), Apache's mod_status,
 //! node_exporter, a real sshd on loopback (`ssh:` with `yace probe` and
 //! with the plain-shell reader), and a status page that hangs mid-run.
 //!
@@ -10,6 +11,7 @@
 
 #[path = "../stacks/daemons.rs"]
 mod daemons;
+mod fcgi;
 #[path = "../stacks/harness.rs"]
 mod harness;
 #[path = "../support/mod.rs"]
