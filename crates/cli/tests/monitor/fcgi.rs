@@ -220,3 +220,33 @@ fn the_http_form_through_nginx_subtracts_its_own_child_in_a_run() {
     }
     assert!(values(src, "status_through_pool").iter().all(|v| *v == 1.0));
 }
+
+/// A malformed FastCGI spec, and a socket nobody listens on: refused
+/// before any load, naming the spec and the forms.
+#[test]
+fn bad_fcgi_specs_fail_before_any_load() {
+    let serve = super::support::ServeProcess::start(&["--threads", "1"]);
+    let run = |spec: &str| {
+        let out = super::yace()
+            .args(["run", &serve.url("/"), "-n", "5", "--monitor", spec])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{spec}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run("fpm:fcgi://127.0.0.1/status");
+    assert!(
+        err.contains("--monitor \"fpm:fcgi://127.0.0.1/status\"")
+            && err.contains("no port")
+            && err.contains("fpm:fcgi+unix:/path/to.sock[:/STATUS_PATH]"),
+        "{err}"
+    );
+    let err = run("fpm:fcgi+unix:run/php.sock:/status");
+    assert!(err.contains("not absolute"), "{err}");
+    let gone = super::support::temp_path("no-fpm.sock");
+    let err = run(&format!("fpm:fcgi+unix:{}:/status", gone.display()));
+    assert!(
+        err.contains(&format!("no socket at {}", gone.display())),
+        "{err}"
+    );
+}

@@ -284,6 +284,9 @@ pub(crate) fn head(w: &mut impl Write, m: &Monitoring, lang: Lang, level: u8) ->
         }
         writeln!(w, "</ul>")?;
     }
+    for n in &m.notes {
+        writeln!(w, "<p class=\"hint\">{}</p>", esc(n))?;
+    }
     let lines = crate::monitor::sources(m, lang);
     for (s, l) in m.sources.iter().zip(&lines) {
         if s.state == SourceState::Dropped {
