@@ -379,7 +379,8 @@ impl Source for Status {
         let body = match &self.via {
             Via::Http(u) => {
                 let mut u = u.clone();
-                u.path = format!("{}&{marker}", u.path);
+                let sep = if u.path.contains('?') { '&' } else { '?' };
+                u.path = format!("{}{sep}{marker}", u.path);
                 crate::http::get(&u, timeout)?
             }
             Via::Fcgi(u) => get(u, &format!("{}&{marker}", u.query), timeout)?,
