@@ -616,3 +616,51 @@ impl Drop for Epoll {
         close(self.fd);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+    use std::time::Duration;
+
+    #[test]
+    fn a_unix_connect_waits_for_a_full_accept_queue_only_as_long_as_told() {
+        let dir = std::env::temp_dir().join(format!("yace-unix-connect-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("l.sock");
+        let l = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        // A queue of one (listen again sets the backlog), never accepted.
+        // SAFETY: listen(2) on a socket we own.
+        assert_eq!(unsafe { libc::listen(l.as_raw_fd(), 1) }, 0);
+        let mut held = Vec::new();
+        let mut refused = None;
+        for _ in 0..64 {
+            match connect_unix(&path, Duration::from_millis(100)) {
+                Ok(s) => held.push(s),
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            }
+        }
+        // It came back (a blocking connect would wait for ever), saying why.
+        let e = refused.expect("the accept queue filled up");
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
+        assert!(e.to_string().contains("accept queue stayed full"), "{e}");
+        assert!(!held.is_empty());
+        // Room again once one is accepted.
+        let _accepted = l.accept().unwrap();
+        connect_unix(&path, Duration::from_secs(1)).unwrap();
+
+        let e = connect_unix(&dir.join("none.sock"), Duration::from_millis(100)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        let e = connect_unix(
+            std::path::Path::new(&"x".repeat(200)),
+            Duration::from_millis(100),
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
