@@ -133,7 +133,15 @@ fn a_full_pool_is_seen_through_status_listen_and_is_a_gap_through_the_pool() {
     let listen_src = source(&r, &format!("fpm:fcgi+unix:{}", listener.display()));
     assert_eq!(listen_src["state"], "ok", "{}", listen_src);
     let active = values(listen_src, "active_processes");
-    assert!(active.len() >= 4, "status_listen answered {active:?}");
+    assert!(active.len() >= 3, "status_listen answered {active:?}");
+    assert!(
+        listen_src["label"]
+            .as_str()
+            .unwrap()
+            .ends_with("answered outside the pool's children"),
+        "{}",
+        listen_src["label"]
+    );
     assert_eq!(
         active.iter().copied().fold(0.0, f64::max),
         2.0,
@@ -176,6 +184,10 @@ fn a_full_pool_is_seen_through_status_listen_and_is_a_gap_through_the_pool() {
     assert!(notes[0].as_str().unwrap().contains("pm.status_listen"));
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(text.matches("pm.status_listen =").count(), 1, "{text}");
+    assert!(
+        text.contains(&format!("  Monitors    {own} — php-fpm status at ")),
+        "{text}"
+    );
 }
 
 /// The HTTP form through nginx asks for `?json&full` too, and the status
