@@ -618,14 +618,13 @@ impl ResponseParser {
         if !self.head_done {
             return Vec::new();
         }
-        let mut fields = vec![httparse::EMPTY_HEADER; self.limits.fields.max(1)];
-        match httparse::parse_headers(&self.head, &mut fields) {
+        parse_fields(&self.head, self.limits.fields, |r| match r {
             Ok(httparse::Status::Complete((_, fields))) => fields
                 .iter()
                 .map(|h| (h.name.to_string(), h.value.to_vec()))
                 .collect(),
             _ => Vec::new(),
-        }
+        })
     }
 
     /// The first value of header `name` (case-insensitive).
@@ -786,26 +785,33 @@ impl ResponseParser {
 
     /// Parses the buffered CGI head; its length once complete.
     fn parse_head(&mut self) -> Result<Option<usize>, Error> {
-        let mut fields = vec![httparse::EMPTY_HEADER; self.limits.fields.max(1)];
-        let (len, fields) = match httparse::parse_headers(&self.head, &mut fields) {
-            Ok(httparse::Status::Complete(done)) => done,
-            Ok(httparse::Status::Partial) => return Ok(None),
-            Err(httparse::Error::TooManyHeaders) => return Err(Error::TooManyFields),
-            Err(_) => return Err(Error::HeaderLine),
-        };
-        let mut status = None;
-        let mut location = false;
-        for f in fields.iter() {
-            if f.name.eq_ignore_ascii_case("status") {
-                status = Some(parse_status(f.value).ok_or(Error::Status)?);
-            } else if f.name.eq_ignore_ascii_case("location") {
-                location = true;
+        let parsed = parse_fields(&self.head, self.limits.fields, |r| {
+            let (len, fields) = match r {
+                Ok(httparse::Status::Complete(done)) => done,
+                Ok(httparse::Status::Partial) => return Ok(None),
+                Err(httparse::Error::TooManyHeaders) => return Err(Error::TooManyFields),
+                Err(_) => return Err(Error::HeaderLine),
+            };
+            let mut status = None;
+            let mut location = false;
+            for f in fields {
+                if f.name.eq_ignore_ascii_case("status") {
+                    status = Some(parse_status(f.value).ok_or(Error::Status)?);
+                } else if f.name.eq_ignore_ascii_case("location") {
+                    location = true;
+                }
             }
-        }
-        // RFC 3875 §6.3: no Status means 200, or a redirect when the
-        // script sent only a Location.
-        self.status = status.unwrap_or(if location { 302 } else { 200 });
-        Ok(Some(len))
+            // RFC 3875 §6.3: no Status means 200, or a redirect when the
+            // script sent only a Location.
+            Ok(Some((
+                len,
+                status.unwrap_or(if location { 302 } else { 200 }),
+            )))
+        })?;
+        Ok(parsed.map(|(len, status)| {
+            self.status = status;
+            len
+        }))
     }
 
     /// A record ended; true when the response is complete.
@@ -850,6 +856,28 @@ impl ResponseParser {
         }
         Ok(false)
     }
+}
+
+/// Fields of a CGI head parsed without allocating; a head with more is
+/// parsed again against the limit (as the HTTP/1.1 codec does), so a
+/// response does not cost a 4096-field array.
+const FAST_FIELDS: usize = 32;
+
+/// Parses the CGI head `head` with at most `limit` fields and hands the
+/// result to `f`.
+fn parse_fields<R>(
+    head: &[u8],
+    limit: usize,
+    f: impl FnOnce(httparse::Result<(usize, &[httparse::Header<'_>])>) -> R,
+) -> R {
+    let limit = limit.max(1);
+    let mut fast = [httparse::EMPTY_HEADER; FAST_FIELDS];
+    let r = httparse::parse_headers(head, &mut fast[..limit.min(FAST_FIELDS)]);
+    if limit <= FAST_FIELDS || !matches!(r, Err(httparse::Error::TooManyHeaders)) {
+        return f(r);
+    }
+    let mut many = vec![httparse::EMPTY_HEADER; limit];
+    f(httparse::parse_headers(head, &mut many))
 }
 
 /// `Status:`'s value: three digits from 100, then optionally a reason.

@@ -511,3 +511,26 @@ fn errors_map_to_outcomes() {
     );
     assert_eq!(Error::Version(0).outcome(), sample::Outcome::ProtocolError);
 }
+
+#[test]
+fn heads_past_the_fast_field_array_are_read_to_the_limit() {
+    let mut head = String::new();
+    for i in 0..40 {
+        head.push_str(&format!("Set-Cookie: c{i}=v\r\n"));
+    }
+    head.push_str("Status: 201 Created\r\n\r\n");
+    let mut wire = record(6, 1, head.as_bytes(), 0);
+    wire.extend(end_request(1, 0, 0));
+    let mut p = ResponseParser::new(1, keep_all());
+    assert!(matches!(p.feed(&wire), Ok(Progress::Done { .. })));
+    assert_eq!(p.status, 201);
+    assert_eq!(p.headers().len(), 41);
+    let few = Limits {
+        fields: 40,
+        ..keep_all()
+    };
+    assert_eq!(
+        feed(&wire, 0, few).outcome,
+        Err(Error::TooManyFields.to_string())
+    );
+}
