@@ -233,6 +233,20 @@ fn the_http_form_through_nginx_subtracts_its_own_child_in_a_run() {
     assert!(values(src, "status_through_pool").iter().all(|v| *v == 1.0));
 }
 
+/// Apache's mod_proxy_fcgi passes the query on too: the read finds its
+/// own child there as well.
+#[test]
+fn through_apache_the_status_request_is_found_and_subtracted() {
+    let stack = Stack::start(StackKind::ApacheEventPhpFpm);
+    let url = stack.status_url(StatusPage::Fpm).unwrap();
+    let (r, note) = read(&format!("fpm:{url}"));
+    let r = r.unwrap();
+    assert_eq!(r.get("status_through_pool"), Some(1.0), "{r:?}");
+    assert_eq!(r.get("active_processes_raw"), Some(1.0));
+    assert_eq!(r.get("active_processes"), Some(0.0));
+    assert!(note.is_some());
+}
+
 /// A malformed FastCGI spec, and a socket nobody listens on: refused
 /// before any load, naming the spec and the forms.
 #[test]
