@@ -10,6 +10,14 @@ use monitor::Spec;
 use serde_json::Value;
 use std::time::Duration;
 
+/// Held by each test of this binary that starts php-fpm: `proc:php-fpm`
+/// counts every php-fpm process on the machine, so a pool started by a
+/// test running beside it would be counted as its own.
+pub(crate) fn one_php_fpm_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// One read of `spec` as the monitor thread makes it: the reading, and the
 /// source's note. php-fpm marks a child idle only after the answer has
 /// gone (its scoreboard lags the last request by a moment): the pool is
@@ -34,6 +42,7 @@ fn fcgi_spec(listen: &FpmListen) -> String {
 /// through pm.status_listen nothing of the pool is busy (raw 0, no note).
 #[test]
 fn fcgi_status_over_unix_and_tcp_with_and_without_status_listen() {
+    let _fpm = one_php_fpm_at_a_time();
     for tcp in [false, true] {
         let stack = Stack::start_fpm(
             StackKind::NginxPhpFpm,
@@ -88,6 +97,7 @@ fn fcgi_status_over_unix_and_tcp_with_and_without_status_listen() {
 /// (nulls), never the pre-load value carried on.
 #[test]
 fn a_full_pool_is_seen_through_status_listen_and_is_a_gap_through_the_pool() {
+    let _fpm = one_php_fpm_at_a_time();
     let stack = Stack::start_fpm(
         StackKind::NginxPhpFpm,
         FpmOptions {
@@ -194,6 +204,7 @@ fn a_full_pool_is_seen_through_status_listen_and_is_a_gap_through_the_pool() {
 /// read of an idle pool through the pool reports its own child net.
 #[test]
 fn the_http_form_through_nginx_subtracts_its_own_child_in_a_run() {
+    let _fpm = one_php_fpm_at_a_time();
     let stack = Stack::start_with_children(StackKind::NginxPhpFpm, 2);
     let fpm = stack.status_url(StatusPage::Fpm).unwrap();
     let (out, r) = super::run_json(
@@ -237,6 +248,7 @@ fn the_http_form_through_nginx_subtracts_its_own_child_in_a_run() {
 /// own child there as well.
 #[test]
 fn through_apache_the_status_request_is_found_and_subtracted() {
+    let _fpm = one_php_fpm_at_a_time();
     let stack = Stack::start(StackKind::ApacheEventPhpFpm);
     let url = stack.status_url(StatusPage::Fpm).unwrap();
     let (r, note) = read(&format!("fpm:{url}"));

@@ -193,6 +193,7 @@ fn system_pid_and_proc_watch_a_server_process() {
 
 #[test]
 fn php_fpm_pool_too_small_and_cpu_bound_pages_are_diagnosed() {
+    let _fpm = fcgi::one_php_fpm_at_a_time();
     let stack = Stack::start_with_children(StackKind::NginxPhpFpm, 2);
     let fpm = stack.status_url(StatusPage::Fpm).unwrap();
     let nginx = stack.status_url(StatusPage::Nginx).unwrap();
@@ -305,6 +306,7 @@ fn php_fpm_pool_too_small_and_cpu_bound_pages_are_diagnosed() {
 
 #[test]
 fn apache_mod_status_workers() {
+    let _fpm = fcgi::one_php_fpm_at_a_time();
     let stack = Stack::start(StackKind::ApacheEventPhpFpm);
     let apache = stack.status_url(StatusPage::Apache).unwrap();
     let (out, r) = run_json(
