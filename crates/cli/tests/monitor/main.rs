@@ -237,7 +237,13 @@ fn php_fpm_pool_too_small_and_cpu_bound_pages_are_diagnosed() {
     assert!(values(fpm_src, "status_through_pool")
         .iter()
         .all(|v| *v == 1.0));
-    assert!(increase(fpm_src, "max_children_reached") >= 1.0);
+    assert!(
+        increase(fpm_src, "max_children_reached") >= 1.0,
+        "{} {} {}",
+        fpm_src["state"],
+        fpm_src["error"],
+        fpm_src["metrics"]
+    );
     // php-fpm's accept rate is the pool's capacity: 2 children × 1000 / 50 ms.
     let accepted = values(fpm_src, "accepted_conn");
     let mean = accepted.iter().skip(1).sum::<f64>() / (accepted.len() - 1) as f64;
