@@ -82,6 +82,45 @@ many = "HTTP/1.1 200 OK\r\n" + "".join(f"X-H{i}: v\r\n" for i in range(101)) + "
 resp("too-many-headers", many, sizes=(100,))
 resp("empty", "")
 
+# --- fcgi_response: 1-byte prefix (k) + k read sizes + FastCGI records -----
+def rec(kind, rid, content=b"", pad=None):
+    if pad is None:
+        pad = (8 - len(content) % 8) % 8
+    return bytes([1, kind, rid >> 8, rid & 255, len(content) >> 8, len(content) & 255, pad, 0]) + content + bytes(pad)
+
+
+def end(rid, app=0, proto=0):
+    return rec(3, rid, app.to_bytes(4, "big") + bytes([proto, 0, 0, 0]))
+
+
+def fcgi(name, wire, sizes=()):
+    write("fcgi_response", name, bytes([len(sizes)]) + bytes(s - 1 for s in sizes) + wire)
+
+
+STATUS = b'Content-type: application/json\r\n\r\n{"pool":"www","active processes":1}'
+F = {
+    "status-json": rec(6, 1, STATUS) + rec(6, 1) + end(1),
+    "not-found": rec(7, 1, b"Primary script unknown") + rec(6, 1, b"Status: 404 Not Found\r\n\r\nFile not found.\n") + rec(6, 1) + end(1),
+    "location-302": rec(6, 1, b"Location: http://x/\n\n") + end(1),
+    "overloaded": end(1, 0, 2),
+    "cant-mpx": end(1, 0, 1),
+    "kept-two": rec(6, 1, b"\r\nab") + end(1) + rec(6, 1, b"\r\ncd") + end(1),
+    "byte-records": b"".join(rec(6, 1, bytes([c]), i % 8) for i, c in enumerate(b"Status: 200 OK\r\n\r\nx")) + end(1),
+    "length-lies": bytes([1, 6, 0, 1, 255, 255, 255, 0]) + b"Status: 20",
+    "padding-abuse": rec(6, 1, b"\r\n", 255) + end(1),
+    "stderr-flood": rec(7, 1, b"PHP Warning: x\n" * 200) + rec(6, 1, b"\r\nok") + end(1),
+    "other-request": rec(6, 9, b"x"),
+    "version-2": b"\x02\x06\x00\x01\x00\x00\x00\x00",
+    "http-answer": b"HTTP/1.1 200 OK\r\n\r\n",
+    "end-short": rec(3, 1, bytes(7)),
+    "stdout-after-end": rec(6, 1) + rec(6, 1, b"late"),
+    "values-result": rec(10, 0, b"\x0f\x01FCGI_MPXS_CONNS0") + rec(6, 1, b"\r\n") + end(1),
+    "unknown-type": rec(11, 0, bytes([9, 0, 0, 0, 0, 0, 0, 0])) + rec(6, 1, b"\r\n") + end(1),
+}
+for name, wire in F.items():
+    fcgi(name, wire)
+fcgi("status-json-split", F["status-json"], sizes=(1, 7, 3))
+
 # --- plan_inputs: URLs, durations, counts, think times, thresholds ---------
 P = {
     "url": "http://127.0.0.1:8080/",

@@ -431,7 +431,9 @@ pub struct MonitorArgs {
     /// `pid:N`, `pidfile:PATH`, `proc:NAME` (processes named NAME*,
     /// summed), `node:URL` (node_exporter), `prom:URL[,match=GLOB]`,
     /// `nginx:URL` (stub_status), `apache:URL` (mod_status),
-    /// `fpm:URL` (php-fpm's status page), `ssh:[USER@]HOST[:PORT]`
+    /// `fpm:URL` (php-fpm's status page), `fpm:fcgi://HOST:PORT/PATH` or
+    /// `fpm:fcgi+unix:SOCKET:/PATH` (the same over FastCGI, e.g. from
+    /// `pm.status_listen`), `ssh:[USER@]HOST[:PORT]`
     /// (the server's /proc over your ssh). The result, the summary and the
     /// reports gain the server's series and diagnoses.
     #[arg(long = "monitor", value_name = "SPEC")]

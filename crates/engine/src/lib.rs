@@ -4,6 +4,7 @@
 //! the sinks back when the run ends; merging them is the caller's business.
 
 pub mod codec;
+pub mod fcgi;
 mod flow;
 pub mod h2;
 pub mod http;
@@ -66,6 +67,15 @@ pub fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<Duration> {
     let t = Instant::now();
     TcpStream::connect_timeout(&addr, timeout)?;
     Ok(t.elapsed())
+}
+
+/// A unix-domain stream connection to `path`, waiting at most `timeout`
+/// for room in the listener's accept queue (php-fpm's socket under load).
+pub fn connect_unix(
+    path: &std::path::Path,
+    timeout: Duration,
+) -> std::io::Result<std::os::unix::net::UnixStream> {
+    sys::connect_unix(path, timeout)
 }
 
 /// `--source-addrs`: whether every source address suits `addr` (its

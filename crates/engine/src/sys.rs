@@ -232,6 +232,69 @@ pub fn connect(
     }
 }
 
+/// A blocking unix-domain stream connection to `path` that waits at most
+/// `timeout` for room in the listener's accept queue (a unix connect
+/// blocks while the queue is full, and honours the send timeout: std's
+/// `UnixStream::connect` has no timeout at all). A full queue past the
+/// timeout is `TimedOut`.
+pub fn connect_unix(
+    path: &std::path::Path,
+    timeout: std::time::Duration,
+) -> io::Result<std::os::unix::net::UnixStream> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: an all-zero sockaddr_un is valid; the path is copied in below.
+    let mut sa: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    let bytes = path.as_os_str().as_bytes();
+    if bytes.is_empty() || bytes.len() >= sa.sun_path.len() || bytes.contains(&0) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "a unix socket path is 1 to {} bytes without NUL",
+                sa.sun_path.len() - 1
+            ),
+        ));
+    }
+    sa.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    for (d, s) in sa.sun_path.iter_mut().zip(bytes) {
+        *d = *s as libc::c_char;
+    }
+    // SAFETY: plain socket(2) call.
+    let fd =
+        cvt(unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) })?;
+    // SAFETY: fd is a socket we just made and own from here on.
+    let stream = unsafe { std::os::unix::net::UnixStream::from_raw_fd(fd) };
+    let t = timeout.max(std::time::Duration::from_millis(1));
+    let tv = libc::timeval {
+        tv_sec: t.as_secs().min(i32::MAX as u64) as libc::time_t,
+        tv_usec: t.subsec_micros() as libc::suseconds_t,
+    };
+    // SAFETY: fd is ours; the option value points to a timeval of the given size.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_SNDTIMEO,
+            &tv as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::timeval>() as libc::socklen_t,
+        )
+    })?;
+    let len = (std::mem::size_of::<libc::sa_family_t>() + bytes.len() + 1) as libc::socklen_t;
+    // SAFETY: sa is a valid sockaddr_un, len covers the family and the path.
+    let r = unsafe { libc::connect(fd, &sa as *const _ as *const libc::sockaddr, len) };
+    if r != 0 {
+        let e = io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            Some(libc::EAGAIN | libc::EINPROGRESS) => io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("the accept queue stayed full for {timeout:?}"),
+            ),
+            _ => e,
+        });
+    }
+    Ok(stream)
+}
+
 /// The pending error of a socket (SO_ERROR), clearing it; `Ok` if none.
 pub fn take_socket_error(fd: RawFd) -> io::Result<()> {
     let mut err: libc::c_int = 0;
@@ -551,5 +614,53 @@ impl Epoll {
 impl Drop for Epoll {
     fn drop(&mut self) {
         close(self.fd);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+    use std::time::Duration;
+
+    #[test]
+    fn a_unix_connect_waits_for_a_full_accept_queue_only_as_long_as_told() {
+        let dir = std::env::temp_dir().join(format!("yace-unix-connect-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("l.sock");
+        let l = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        // A queue of one (listen again sets the backlog), never accepted.
+        // SAFETY: listen(2) on a socket we own.
+        assert_eq!(unsafe { libc::listen(l.as_raw_fd(), 1) }, 0);
+        let mut held = Vec::new();
+        let mut refused = None;
+        for _ in 0..64 {
+            match connect_unix(&path, Duration::from_millis(100)) {
+                Ok(s) => held.push(s),
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            }
+        }
+        // It came back (a blocking connect would wait for ever), saying why.
+        let e = refused.expect("the accept queue filled up");
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut, "{e}");
+        assert!(e.to_string().contains("accept queue stayed full"), "{e}");
+        assert!(!held.is_empty());
+        // Room again once one is accepted.
+        let _accepted = l.accept().unwrap();
+        connect_unix(&path, Duration::from_secs(1)).unwrap();
+
+        let e = connect_unix(&dir.join("none.sock"), Duration::from_millis(100)).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+        let e = connect_unix(
+            std::path::Path::new(&"x".repeat(200)),
+            Duration::from_millis(100),
+        )
+        .unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -21,6 +21,7 @@ pub mod reading;
 
 pub mod diag;
 mod diagnose;
+pub mod fpm;
 mod http;
 mod listen;
 mod now;

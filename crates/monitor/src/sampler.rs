@@ -94,7 +94,9 @@ impl Monitors {
         let mut stores = Vec::new();
         let mut threads = Vec::new();
         for (spec, mut src) in self.sources {
-            let store = Arc::new(Mutex::new(Store::new(&spec, src.label())));
+            let mut first = Store::new(&spec, src.label());
+            first.note = src.note();
+            let store = Arc::new(Mutex::new(first));
             stores.push(store.clone());
             let stop = stop.clone();
             let h = std::thread::Builder::new()
@@ -153,6 +155,8 @@ fn sample(
                 st.push(t, &r);
                 st.label = src.label();
                 st.run = None;
+                // Said once: the first advice a source gives stays.
+                st.note = st.note.take().or_else(|| src.note());
                 strikes = 0;
             }
             Ok(r) => {
@@ -256,6 +260,11 @@ impl Running {
                 let _ = h.join();
             }
         }
+        let notes = self
+            .stores
+            .iter()
+            .filter_map(|s| s.lock().unwrap_or_else(|e| e.into_inner()).note.clone())
+            .collect();
         let sources = self
             .stores
             .iter()
@@ -268,6 +277,7 @@ impl Running {
         Monitoring {
             interval_s: self.interval.as_secs_f64(),
             sources,
+            notes,
             ..Default::default()
         }
     }
@@ -310,6 +320,8 @@ struct Store {
     run: Option<(f64, String, bool)>,
     /// Blind to the end of the run: from when, and why.
     blind: Option<(f64, String)>,
+    /// The source's advice ([`Source::note`]), kept from when it was first given.
+    note: Option<String>,
     t: Vec<f64>,
     names: Vec<(String, &'static str, Kind)>,
     cols: Vec<Vec<Option<f64>>>,
@@ -336,6 +348,7 @@ impl Store {
             cpu_s: None,
             run: None,
             blind: None,
+            note: None,
             t: Vec::new(),
             names: Vec::new(),
             cols: Vec::new(),
@@ -355,6 +368,7 @@ impl Store {
             cpu_s: None,
             run: None,
             blind: None,
+            note: None,
             t: self.t[from..].to_vec(),
             names: self.names.clone(),
             cols: self

@@ -18,6 +18,10 @@ pub trait Source: Send {
     fn read(&mut self, timeout: Duration) -> Result<Reading, String>;
     /// What it watches, in words, after the last read.
     fn label(&self) -> String;
+    /// Advice for the user about how it is set up, said once in the result.
+    fn note(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Builds the source for `spec`; `port` is the target's (for `system`'s
@@ -54,7 +58,8 @@ pub fn open(
         }
         Spec::Nginx(u) => Box::new(Page::new(u, "nginx stub_status", parse::nginx::parse)),
         Spec::Apache(u) => Box::new(Page::new(u, "Apache mod_status", parse::apache::parse)),
-        Spec::Fpm(u) => Box::new(Page::new(u, "php-fpm status", parse::fpm::parse)),
+        Spec::Fpm(u) => Box::new(crate::fpm::Status::http(u)),
+        Spec::FpmFcgi(u) => Box::new(crate::fpm::Status::fcgi(u)),
         Spec::Ssh { .. } => Box::new(crate::ssh::Ssh::new(spec, port, interval)?),
     })
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 /// The forms `--monitor` takes, for error messages and `--help`.
 pub const FORMS: &str = "system, pid:N, pidfile:PATH, proc:NAME, listen:[HOST:]PORT, \
                          listen:/PATH.sock, node:URL, prom:URL[,match=GLOB], \
-                         nginx:URL, apache:URL, fpm:URL, ssh:[USER@]HOST[:PORT][,yace=PATH]";
+                         nginx:URL, apache:URL, fpm:URL, fpm:fcgi://HOST:PORT[/PATH], \
+                         fpm:fcgi+unix:SOCKET[:/PATH], ssh:[USER@]HOST[:PORT][,yace=PATH]";
 
 /// One source to watch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,8 +35,12 @@ pub enum Spec {
     Nginx(HttpUrl),
     /// Apache `mod_status` (`?auto` added if the URL has no query).
     Apache(HttpUrl),
-    /// php-fpm's status page (`?json` added if the URL has no query).
+    /// php-fpm's status page through the web server (`?json&full` asked
+    /// for; `full` added to a query given).
     Fpm(HttpUrl),
+    /// php-fpm's status page read over FastCGI from the pool's socket or
+    /// its `pm.status_listen` socket.
+    FpmFcgi(crate::fpm::FcgiUrl),
     /// `system`'s figures read on another machine over the user's SSH.
     Ssh {
         /// `[user@]host`, as ssh takes it.
@@ -253,7 +258,17 @@ impl Spec {
             }
             "nginx" => Spec::Nginx(url("/nginx_status")?),
             "apache" => Spec::Apache(url("/server-status")?.with_default_query("auto")),
-            "fpm" => Spec::Fpm(url("/status")?.with_default_query("json")),
+            "fpm" => match crate::fpm::FcgiUrl::parse(arg) {
+                Some(u) => Spec::FpmFcgi(u.map_err(&bad)?),
+                None => {
+                    let mut u = url("/status")?;
+                    u.path = match u.path.split_once('?') {
+                        Some((p, q)) => format!("{p}?{}", crate::fpm::status_query(Some(q))),
+                        None => format!("{}?{}", u.path, crate::fpm::status_query(None)),
+                    };
+                    Spec::Fpm(u)
+                }
+            },
             "ssh" => {
                 let mut parts = arg.split(',');
                 let target = parts.next().unwrap_or_default();
@@ -303,7 +318,7 @@ impl Spec {
             Spec::Prom { .. } => "prom",
             Spec::Nginx(_) => "nginx",
             Spec::Apache(_) => "apache",
-            Spec::Fpm(_) => "fpm",
+            Spec::Fpm(_) | Spec::FpmFcgi(_) => "fpm",
             Spec::Ssh { .. } => "ssh",
         }
     }
@@ -324,6 +339,7 @@ impl fmt::Display for Spec {
             Spec::Nginx(u) => write!(f, "nginx:{}", u.shown()),
             Spec::Apache(u) => write!(f, "apache:{}", u.shown()),
             Spec::Fpm(u) => write!(f, "fpm:{}", u.shown()),
+            Spec::FpmFcgi(u) => write!(f, "fpm:{}", u.shown()),
             Spec::Ssh {
                 destination, port, ..
             } => match port {
@@ -354,7 +370,19 @@ mod tests {
         let Spec::Fpm(u) = Spec::parse("fpm:http://127.0.0.1/fpm-status").unwrap() else {
             panic!()
         };
-        assert_eq!(u.path, "/fpm-status?json");
+        assert_eq!(u.path, "/fpm-status?json&full");
+        let Spec::Fpm(u) = Spec::parse("fpm:127.0.0.1/fpm-status?json").unwrap() else {
+            panic!()
+        };
+        assert_eq!(u.path, "/fpm-status?json&full");
+        let s = Spec::parse("fpm:fcgi+unix:/run/php/fpm-status.sock:/status").unwrap();
+        assert_eq!(s.kind(), "fpm");
+        assert_eq!(
+            s.to_string(),
+            "fpm:fcgi+unix:/run/php/fpm-status.sock:/status"
+        );
+        let e = Spec::parse("fpm:fcgi://127.0.0.1/status").unwrap_err();
+        assert!(e.contains("--monitor") && e.contains("no port"), "{e}");
         let Spec::Prom { url, filter } =
             Spec::parse("prom:http://[::1]:9253/metrics,match=php_*").unwrap()
         else {

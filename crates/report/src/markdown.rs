@@ -388,6 +388,9 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
                 cell(&fix)
             )?;
         }
+        for n in &m.notes {
+            writeln!(w, "- {}: {}", t("Note"), cell(n))?;
+        }
         writeln!(w, "\n{}:\n", t("Monitors"))?;
         for line in crate::monitor::sources(m, lang) {
             writeln!(w, "- {}", cell(&line))?;

@@ -684,6 +684,9 @@ fn server(
     if let Some(c) = crate::monitor::cost(m, duration_s, lang) {
         writeln!(w, "{pad}{c}")?;
     }
+    for n in &m.notes {
+        writeln!(w, "{}", trf(lang, "  note        {}", &[n]))?;
+    }
     for d in &m.diagnoses {
         let (message, fix) = crate::monitor::diagnosis(d, lang);
         let head = if d.severity == "problem" {

@@ -54,6 +54,11 @@ pub struct Monitoring {
     /// processes' config files (`pm.max_children`, `MaxRequestWorkers`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settings: Vec<ServerSetting>,
+    /// Advice on how a source is set up, once per source that has any
+    /// (php-fpm's status answered by a child of the pool it watches: how
+    /// to give it `pm.status_listen`).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// A diagnosis that was considered and set aside.

@@ -108,6 +108,37 @@ pub enum StatusPage {
     Fpm,
 }
 
+/// How php-fpm is set up in the stacks that run it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FpmOptions {
+    /// `pm.max_children` (a pool of a known size: a known capacity for a
+    /// PHP page of known duration).
+    pub children: u32,
+    /// The pool listens on TCP loopback (a port of its own) instead of its
+    /// unix socket; `NginxPhpFpm` only (nginx's upstream follows).
+    pub tcp: bool,
+    /// `pm.status_listen` on a unix socket of its own
+    /// ([`Stack::fpm_status_socket`]): the status served outside the pool.
+    pub status_listen: bool,
+}
+
+impl Default for FpmOptions {
+    fn default() -> Self {
+        FpmOptions {
+            children: 32,
+            tcp: false,
+            status_listen: false,
+        }
+    }
+}
+
+/// Where php-fpm's pool listens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FpmListen {
+    Unix(PathBuf),
+    Tcp(u16),
+}
+
 /// Which server wrote a log. The two count a response body differently
 /// when they send it chunked (PHP output usually is, over HTTP/1.1):
 /// nginx's `body_bytes` is what went on the wire after the headers, chunk
@@ -154,6 +185,8 @@ pub struct Stack {
     front_log: PathBuf,
     backend_log: Option<PathBuf>,
     procs: Vec<Proc>,
+    fpm: FpmOptions,
+    fpm_port: Option<u16>,
 }
 
 #[derive(Debug)]
@@ -181,7 +214,13 @@ impl Stack {
     /// [`Stack::start`] with php-fpm's `pm.max_children` set (a pool of a
     /// known size: a known capacity for a PHP page of known duration).
     pub fn start_with_children(kind: StackKind, children: u32) -> Stack {
-        Stack::start_sized(kind, children, None)
+        Stack::start_fpm(
+            kind,
+            FpmOptions {
+                children,
+                ..FpmOptions::default()
+            },
+        )
     }
 
     /// [`Stack::start`] with Apache prefork's workers set: `workers`
@@ -190,16 +229,25 @@ impl Stack {
     /// once (each keep-alive connection holds a child) and the rest wait
     /// in the listen queue.
     pub fn start_with_apache_workers(kind: StackKind, workers: u32) -> Stack {
-        Stack::start_sized(kind, 32, Some(workers))
+        Stack::start_sized(kind, FpmOptions::default(), Some(workers))
     }
 
-    fn start_sized(kind: StackKind, children: u32, apache_workers: Option<u32>) -> Stack {
+    /// [`Stack::start`] with php-fpm set up as `fpm` says.
+    pub fn start_fpm(kind: StackKind, fpm: FpmOptions) -> Stack {
+        Stack::start_sized(kind, fpm, None)
+    }
+
+    fn start_sized(kind: StackKind, fpm: FpmOptions, apache_workers: Option<u32>) -> Stack {
+        assert!(
+            !fpm.tcp || kind == StackKind::NginxPhpFpm,
+            "FpmOptions::tcp is for NginxPhpFpm"
+        );
         let tools = Tools::find(kind);
         static REAP: Once = Once::new();
         REAP.call_once(reap_stale_stacks);
         let mut last = String::new();
         for attempt in 0..2 {
-            match Stack::try_start(kind, &tools, children, apache_workers) {
+            match Stack::try_start(kind, &tools, fpm, apache_workers) {
                 Ok(stack) => return stack,
                 Err(e) if e.bind && attempt == 0 => last = e.message,
                 Err(e) => panic!("could not start stack {}: {}", kind.name(), e.message),
@@ -246,6 +294,26 @@ impl Stack {
             .iter()
             .find(|p| p.name == "php-fpm")
             .map(|p| p.child.id())
+    }
+
+    /// Where php-fpm's pool listens, on the php-fpm stacks.
+    pub fn fpm_listen(&self) -> Option<FpmListen> {
+        if !matches!(
+            self.kind,
+            StackKind::NginxPhpFpm | StackKind::ApacheEventPhpFpm
+        ) {
+            return None;
+        }
+        Some(match self.fpm_port {
+            Some(p) => FpmListen::Tcp(p),
+            None => FpmListen::Unix(self.dir.join("run/php-fpm.sock")),
+        })
+    }
+
+    /// php-fpm's `pm.status_listen` socket, when the stack was started with it.
+    pub fn fpm_status_socket(&self) -> Option<PathBuf> {
+        (self.fpm.status_listen && self.fpm_listen().is_some())
+            .then(|| self.dir.join("run/php-fpm-status.sock"))
     }
 
     /// The front server's log, once its line count has not changed for 1 s
@@ -339,9 +407,10 @@ impl Stack {
     fn try_start(
         kind: StackKind,
         tools: &Tools,
-        children: u32,
+        fpm: FpmOptions,
         apache_workers: Option<u32>,
     ) -> Result<Stack, StartError> {
+        let children = fpm.children;
         let deadline = Instant::now() + START_DEADLINE;
         let dir = new_stack_dir(kind);
         let docroot = dir.join("www");
@@ -355,6 +424,8 @@ impl Stack {
             backend_log: (kind == StackKind::NginxProxyApache)
                 .then(|| dir.join("logs/backend-access.log")),
             procs: Vec::new(),
+            fpm,
+            fpm_port: fpm.tcp.then(free_port),
         };
         // From here on, dropping `stack` cleans up whatever was started.
         let (user, group) = run_as();
@@ -373,6 +444,16 @@ impl Stack {
         let backend_port = stack.backend_port.unwrap_or(0);
         let root = dir.display().to_string();
         let sock = dir.join("run/php-fpm.sock").display().to_string();
+        let status_sock = dir.join("run/php-fpm-status.sock").display().to_string();
+        let (fpm_listen, fpm_pass) = match stack.fpm_port {
+            Some(p) => (format!("127.0.0.1:{p}"), format!("127.0.0.1:{p}")),
+            None => (sock.clone(), format!("unix:{sock}")),
+        };
+        let status_listen = if fpm.status_listen {
+            format!("pm.status_listen = {status_sock}")
+        } else {
+            "; pm.status_listen: not set".to_string()
+        };
         let vars = |port: u16, access_log: &Path| -> Vec<(&'static str, String)> {
             vec![
                 ("ROOT", root.clone()),
@@ -383,6 +464,9 @@ impl Stack {
                 ("GROUP", group.clone()),
                 ("LIBPHP", tools.libphp.display().to_string()),
                 ("FPM_SOCK", sock.clone()),
+                ("FPM_LISTEN", fpm_listen.clone()),
+                ("FPM_PASS", fpm_pass.clone()),
+                ("FPM_STATUS_LISTEN", status_listen.clone()),
                 ("SESSIONS", sessions.display().to_string()),
                 ("ACCESS_LOG", access_log.display().to_string()),
                 ("FPM_MAX_CHILDREN", children.to_string()),
@@ -411,7 +495,7 @@ impl Stack {
             }
             StackKind::NginxPhpFpm => {
                 let fpm = render(&dir, "php-fpm.conf", &front);
-                stack.start_php_fpm(tools, &fpm, &sock, deadline)?;
+                stack.start_php_fpm(tools, &fpm, deadline)?;
                 let conf = render(&dir, "nginx-php-fpm.conf", &front);
                 stack.start_nginx(tools, &conf, deadline)?;
             }
@@ -421,7 +505,7 @@ impl Stack {
             }
             StackKind::ApacheEventPhpFpm => {
                 let fpm = render(&dir, "php-fpm.conf", &front);
-                stack.start_php_fpm(tools, &fpm, &sock, deadline)?;
+                stack.start_php_fpm(tools, &fpm, deadline)?;
                 let conf = render(&dir, "apache-event-phpfpm.conf", &front);
                 stack.start_apache(tools, &conf, stack.port, deadline)?;
             }
@@ -478,7 +562,6 @@ impl Stack {
         &mut self,
         tools: &Tools,
         conf: &Path,
-        sock: &str,
         deadline: Instant,
     ) -> Result<(), StartError> {
         let args = [
@@ -487,8 +570,17 @@ impl Stack {
             conf.display().to_string(),
         ];
         self.spawn("php-fpm", &tools.php_fpm, &args)?;
+        let listen = self.fpm_listen();
+        let status = self.fpm_status_socket();
         self.wait_for("php-fpm socket", deadline, || {
-            UnixStream::connect(sock).is_ok()
+            let pool = match &listen {
+                Some(FpmListen::Tcp(port)) => TcpStream::connect(("127.0.0.1", *port)).is_ok(),
+                Some(FpmListen::Unix(path)) => UnixStream::connect(path).is_ok(),
+                None => true,
+            };
+            pool && status
+                .as_ref()
+                .is_none_or(|s| UnixStream::connect(s).is_ok())
         })
     }
 

@@ -1,6 +1,8 @@
 //! php-fpm's pool status page (`pm.status_path`), as JSON (`?json`) or as
 //! its default plain text (`key:   value` lines; with `?full` a section per
-//! process follows a line of `*`, and is ignored).
+//! process follows a line of `*`: [`parse_full`] reads each one's state
+//! and request URI, and [`net_of_own_request`] takes the status request's
+//! own child out of the pool's figures).
 //!
 //! Gauges (`count`): `listen_queue`, `max_listen_queue`, `listen_queue_len`,
 //! `idle_processes`, `active_processes`, `total_processes`,
@@ -103,6 +105,109 @@ pub fn parse(body: &str) -> Result<Reading, String> {
         }
     }
     Ok(r)
+}
+
+/// One process of a `?full` status: what php-fpm says its child is doing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Process {
+    pub pid: u32,
+    /// `Idle`, `Running`, `Reading headers`, `Finishing`, …
+    pub state: String,
+    /// The request it serves or last served, with its query.
+    pub request_uri: String,
+}
+
+/// [`parse`], and the process list when the page has one (`?full`).
+pub fn parse_full(body: &str) -> Result<(Reading, Option<Vec<Process>>), String> {
+    let r = parse(body)?;
+    let trimmed = body.trim();
+    let procs = if trimmed.starts_with('{') {
+        let doc: Value = serde_json::from_str(trimmed).map_err(|e| e.to_string())?;
+        doc.get("processes").and_then(Value::as_array).map(|list| {
+            list.iter()
+                .map(|p| Process {
+                    pid: p.get("pid").and_then(Value::as_u64).unwrap_or(0) as u32,
+                    state: p
+                        .get("state")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                    request_uri: p
+                        .get("request uri")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                })
+                .collect()
+        })
+    } else {
+        processes_of_text(body)
+    };
+    Ok((r, procs))
+}
+
+/// The `?full` blocks of a plain-text status, each after a line of `*`.
+fn processes_of_text(body: &str) -> Option<Vec<Process>> {
+    let mut procs: Vec<Process> = Vec::new();
+    let mut seen_block = false;
+    for line in body.lines() {
+        if line.starts_with('*') {
+            seen_block = true;
+            procs.push(Process {
+                pid: 0,
+                state: String::new(),
+                request_uri: String::new(),
+            });
+            continue;
+        }
+        let (Some(p), Some((key, value))) = (procs.last_mut(), line.split_once(':')) else {
+            continue;
+        };
+        let value = value.trim();
+        match key.trim() {
+            "pid" => p.pid = value.parse().unwrap_or(0),
+            "state" => p.state = value.to_string(),
+            "request URI" => p.request_uri = value.to_string(),
+            _ => {}
+        }
+    }
+    seen_block.then_some(procs)
+}
+
+/// Takes the status request's own child out of the pool's figures.
+///
+/// A status page served by the pool it describes (`pm.status_path`, read
+/// through the web server or over FastCGI from the pool's own socket)
+/// occupies one of the pool's children while php-fpm counts: `active
+/// processes` includes it and `idle processes` misses it. The child whose
+/// state is `Running` and whose request URI carries `marker` (a token the
+/// reader put in the query) is that request. Sets `active_processes` and
+/// `idle_processes` net of it, keeps php-fpm's own count as
+/// `active_processes_raw`, and `status_through_pool` (1: a child of the
+/// pool answered; 0: none did, the status came through `pm.status_listen`'s
+/// own listener). Returns whether the pool answered.
+pub fn net_of_own_request(r: &mut Reading, procs: &[Process], marker: &str) -> bool {
+    let own = procs
+        .iter()
+        .filter(|p| p.state == "Running" && p.request_uri.contains(marker))
+        .count() as f64;
+    let raw = r.get("active_processes");
+    let mut set = |name: &str, delta: f64| {
+        if let Some(f) = r.fields.iter_mut().find(|f| f.name == name) {
+            f.value = (f.value + delta).max(0.0);
+        }
+    };
+    set("active_processes", -own);
+    set("idle_processes", own);
+    if let Some(raw) = raw {
+        r.gauge("active_processes_raw", "count", raw);
+    }
+    r.gauge(
+        "status_through_pool",
+        "count",
+        if own > 0.0 { 1.0 } else { 0.0 },
+    );
+    own > 0.0
 }
 
 /// The values of [`FIELDS`] in a `?json` body.
@@ -225,6 +330,54 @@ mod tests {
             let want = if counter { Kind::Counter } else { Kind::Gauge };
             assert_eq!(f.kind, want, "{}", f.name);
         }
+    }
+
+    #[test]
+    fn full_process_lists_json_and_text() {
+        let (r, procs) = parse_full(JSON_FULL).unwrap();
+        assert_eq!(r, parse(JSON_FULL).unwrap());
+        let procs = procs.unwrap();
+        assert_eq!(procs.len(), 2);
+        assert_eq!(
+            procs[1],
+            Process {
+                pid: 22668,
+                state: "Running".into(),
+                request_uri: "/fpm-status?json&full".into()
+            }
+        );
+        let (_, text) = parse_full(TEXT_FULL).unwrap();
+        let text = text.unwrap();
+        assert_eq!(text.len(), 2);
+        assert_eq!((text[0].pid, text[0].state.as_str()), (22667, "Idle"));
+        assert_eq!(text[1].request_uri, "/fpm-status?full");
+        // Without ?full there is no list (not an empty one).
+        assert_eq!(parse_full(JSON).unwrap().1, None);
+        assert_eq!(parse_full(TEXT).unwrap().1, None);
+    }
+
+    #[test]
+    fn the_status_requests_own_child_is_subtracted() {
+        // php-fpm 8.2, 2 children, read through nginx: ours is Running.
+        let (mut r, procs) = parse_full(JSON_FULL).unwrap();
+        assert!(net_of_own_request(&mut r, &procs.unwrap(), "json&full"));
+        assert_eq!(r.get("active_processes"), Some(0.0));
+        assert_eq!(r.get("idle_processes"), Some(2.0));
+        assert_eq!(r.get("active_processes_raw"), Some(1.0));
+        assert_eq!(r.get("total_processes"), Some(2.0));
+        assert_eq!(r.get("status_through_pool"), Some(1.0));
+        // Another reader's request (another token), or an idle child that
+        // last served ours: not subtracted.
+        let (mut r, procs) = parse_full(JSON_FULL).unwrap();
+        let mut procs = procs.unwrap();
+        assert!(!net_of_own_request(&mut r, &procs, "yace=1.7"));
+        assert_eq!(r.get("active_processes"), Some(1.0));
+        assert_eq!(r.get("status_through_pool"), Some(0.0));
+        procs[1].state = "Idle".into();
+        procs[0].request_uri = "/fpm-status?json&full&yace=1.7".into();
+        let (mut r, _) = parse_full(JSON_FULL).unwrap();
+        assert!(!net_of_own_request(&mut r, &procs, "yace=1.7"));
+        assert_eq!(r.get("active_processes_raw"), Some(1.0));
     }
 
     #[test]

@@ -287,6 +287,9 @@ pub(crate) fn head(w: &mut impl Write, m: &Monitoring, lang: Lang, level: u8) ->
     for line in crate::monitor::asides(m, lang) {
         writeln!(w, "<p class=\"hint\">{}</p>", esc(&line))?;
     }
+    for n in &m.notes {
+        writeln!(w, "<p class=\"hint\">{}</p>", esc(n))?;
+    }
     let lines = crate::monitor::sources(m, lang);
     for (s, l) in m.sources.iter().zip(&lines) {
         if s.state == SourceState::Dropped {
