@@ -809,7 +809,22 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
         });
     }
 
-    // The kernel's listen queues overflowed (here, or on the server machine).
+    // The kernel's listen queues overflowed (here, or on the server
+    // machine). The counters are the whole machine's: when the watched
+    // listeners' queues are known and none reached its backlog, another
+    // program's socket overflowed, not the stack's.
+    let watched: Vec<(&Metric, &Metric)> = m
+        .sources
+        .iter()
+        .filter_map(|s| Some((metric(s, "listen_queue")?, metric(s, "listen_backlog")?)))
+        .collect();
+    let ours = watched.is_empty()
+        || watched.iter().any(|(q, b)| {
+            q.values
+                .iter()
+                .zip(&b.values)
+                .any(|(q, b)| matches!((q, b), (Some(q), Some(b)) if *b > 0.0 && q >= b))
+        });
     for s in m
         .sources
         .iter()
@@ -817,7 +832,7 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
     {
         let inc = |name| metric(s, name).and_then(|c| c.increase).unwrap_or(0.0);
         let (over, drops) = (inc("listen_overflows"), inc("listen_drops"));
-        if over > 0.0 || drops > 0.0 {
+        if ours && (over > 0.0 || drops > 0.0) {
             let mut d = Found::new(
                 "listen_overflow",
                 true,
@@ -1075,6 +1090,28 @@ mod tests {
                 "time_wait"
             ]
         );
+    }
+
+    /// The overflow counters are the machine's: with the stack's queues
+    /// watched and never full, they were another program's.
+    #[test]
+    fn an_overflow_elsewhere_is_not_the_stacks() {
+        let r = result(true, false);
+        let sys = |queue: f64| {
+            source(
+                "system",
+                vec![
+                    metric("cpu_busy", MetricKind::Rate, &[10.0; 4], Some(1.0)),
+                    gauge("cpus", &[2.0; 4]),
+                    rate("listen_overflows", 12.0),
+                    rate("listen_drops", 12.0),
+                    gauge("listen_queue", &[0.0, queue, 0.0, 0.0]),
+                    gauge("listen_backlog", &[511.0; 4]),
+                ],
+            )
+        };
+        assert!(codes(vec![sys(3.0)], &r).is_empty());
+        assert_eq!(codes(vec![sys(512.0)], &r), ["listen_overflow"]);
     }
 
     #[test]

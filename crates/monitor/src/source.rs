@@ -113,14 +113,17 @@ impl Source for System {
         if !due {
             return files.reading_with(PortRead::Unread);
         }
-        let started = std::time::Instant::now();
+        let started = crate::diag::thread_cpu_s();
         // The kernel's sockets on the port only (filtered in the kernel);
         // /proc/net/tcp text where sock_diag is not allowed.
         let figures = match crate::diag::tcp_all(crate::diag::ALL_TCP, Some(port)) {
             Ok(socks) => procfs::port_figures_of(&socks),
             Err(_) => procfs::port_figures(&self.tcp_text(port), port),
         };
-        let cost = started.elapsed().as_secs_f64();
+        // Its CPU, not its wall time: on a busy machine the read waits for
+        // a core, which costs the client nothing, and skipping then would
+        // blind the port exactly under load.
+        let cost = crate::diag::thread_cpu_s() - started;
         let budget = TCP_TABLE_BUDGET * interval.as_secs_f64();
         self.every = ((cost / budget).ceil() as u64).clamp(1, 60);
         files.reading_with(PortRead::Read(figures))

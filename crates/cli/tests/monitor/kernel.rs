@@ -151,6 +151,51 @@ fn system_sees_the_targets_accept_queue() {
     );
     // SYN cookies are read (a rate), and none were sent on loopback here.
     assert!(!values(sys, "syncookies_sent").is_empty());
+    // Nothing took the connections: the finding, from the kernel alone.
+    assert!(
+        crate::diagnoses(&r).contains(&"accept_queue".to_string()),
+        "{:?}",
+        crate::diagnoses(&r)
+    );
+}
+
+/// A listener with a backlog of 1 that never accepts, 8 connections: its
+/// queue fills and the kernel drops the rest's handshakes (its
+/// ListenOverflows counter, the machine's, rises with the queue full on the
+/// target's own port): the overflow is the target's.
+#[test]
+fn a_full_accept_queue_on_the_target_is_an_overflow() {
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    relisten(&tcp, 1);
+    let port = tcp.local_addr().unwrap().port();
+    let (_out, r) = run_json(
+        "overflow",
+        &[
+            &format!("http://127.0.0.1:{port}/"),
+            "-c",
+            "8",
+            "-t",
+            "1",
+            "-d",
+            "2s",
+            "--timeout",
+            "1s",
+            "--monitor",
+            "system",
+            "--monitor-interval",
+            "250ms",
+        ],
+    );
+    let sys = source(&r, "system");
+    let q = values(sys, "listen_queue");
+    assert!(max(&q) >= 1.0, "{q:?}");
+    assert!(
+        crate::increase(sys, "listen_overflows") > 0.0,
+        "{}",
+        sys["metrics"]
+    );
+    let d = crate::diagnoses(&r);
+    assert!(d.contains(&"listen_overflow".to_string()), "{d:?}");
 }
 
 /// The number of `pid`'s direct children, as `ps` counts them.

@@ -197,6 +197,11 @@ fn system_pid_and_proc_watch_a_server_process() {
     assert!(text.contains("  Server      CPU "), "{text}");
     assert!(text.contains("ms CPU per request"), "{text}");
     assert!(text.contains("  Monitors    system"), "{text}");
+    // A server that keeps up with 12 connections: its queue never held
+    // any long enough to be a finding, and no overflow was its.
+    let d = diagnoses(&r);
+    assert!(!d.contains(&"accept_queue".to_string()), "{d:?}");
+    assert!(!d.contains(&"listen_overflow".to_string()), "{d:?}");
 }
 
 #[test]
