@@ -273,7 +273,8 @@ const APACHE: &[&str] = &["apache2", "httpd"];
 /// accept queue held connections, else how many were busy is not known.
 fn tree_workers(m: &Monitoring, names: &[&str]) -> Option<(Option<f64>, f64)> {
     let s = trees(m, names).next()?;
-    let workers = metric(s, "processes").and_then(Metric::max)? - 1.0;
+    let per_child = setting(m, names, "ThreadsPerChild").map_or(1.0, |(t, _)| t.max(1.0));
+    let workers = (metric(s, "processes").and_then(Metric::max)? - 1.0) * per_child;
     if workers < 1.0 {
         return None;
     }
@@ -661,9 +662,21 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
         workers_ev.push(e);
     }
     if !workers_ev.is_empty() {
-        let procs = apache_tree
+        // Threaded MPMs (event, worker): each child holds ThreadsPerChild
+        // workers; prefork's children are one worker each.
+        let threads = setting(m, APACHE, "ThreadsPerChild")
+            .map(|(t, _)| t)
+            .filter(|t| *t > 1.0);
+        let children = apache_tree
             .and_then(|s| metric(s, "processes").and_then(Metric::max))
             .map(|p| p - 1.0);
+        let procs = children.map(|c| c * threads.unwrap_or(1.0));
+        let ran = |p: f64| match (threads, children) {
+            (Some(t), Some(c)) => {
+                format!("{c:.0} child processes × {t:.0} threads ran ({p:.0} workers)")
+            }
+            _ => format!("{p:.0} worker processes ran"),
+        };
         let busy_max = apache_page
             .and_then(|s| metric(s, "busy_workers").and_then(Metric::max))
             .or(procs)
@@ -672,10 +685,10 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
         let workers = mrw.as_ref().map(|(v, _)| *v).unwrap_or(busy_max);
         let now = match (&mrw, procs) {
             (Some((v, f)), Some(p)) => {
-                format!("MaxRequestWorkers is {v:.0} (read from {f}); {p:.0} worker processes ran")
+                format!("MaxRequestWorkers is {v:.0} (read from {f}); {}", ran(p))
             }
             (Some((v, f)), None) => format!("MaxRequestWorkers is {v:.0} (read from {f})"),
-            (None, Some(p)) => format!("{p:.0} worker processes ran (the process tree)"),
+            (None, Some(p)) => format!("{} (the process tree)", ran(p)),
             (None, None) => format!("{busy_max:.0} workers were busy"),
         };
         let set = littles(r, workers.max(1.0), r.summary.rps, "MaxRequestWorkers");
@@ -1089,6 +1102,33 @@ mod tests {
                 "memory_low",
                 "time_wait"
             ]
+        );
+    }
+
+    /// The event MPM's workers are threads: children × ThreadsPerChild.
+    #[test]
+    fn a_threaded_apache_counts_its_threads() {
+        let r = result(true, false);
+        let apache = tree("pidfile:/a.pid", 3.0, &[0.0, 30.0, 60.0, 90.0], &[5.0; 4]);
+        let mut m = with_programs(
+            vec![sys(&[20.0; 4]), apache],
+            &[("pidfile:/a.pid", "apache2")],
+        );
+        m.settings.push(stats::monitor::ServerSetting {
+            source: "pidfile:/a.pid".into(),
+            program: "apache2".into(),
+            name: "ThreadsPerChild".into(),
+            value: 25.0,
+            file: "/etc/apache2/mods-enabled/mpm_event.conf".into(),
+        });
+        conclude(&mut m, &r);
+        assert_eq!(m.server.workers_total, Some(50.0));
+        assert!(
+            m.diagnoses[0]
+                .message
+                .contains("2 child processes × 25 threads ran (50 workers)"),
+            "{}",
+            m.diagnoses[0].message
         );
     }
 
