@@ -143,20 +143,32 @@ fn is_blind(m: &Monitoring, s: &Source) -> bool {
 /// Samples where `pred` held on a metric: a span of evidence.
 fn held(s: &Source, name: &str, pred: impl Fn(f64) -> bool, words: &str) -> Option<Evidence> {
     let mt = metric(s, name)?;
+    Some(held_in(&s.spec, name, &s.t, &mt.values, pred, words))
+}
+
+/// The same over any series: sample times and values (`None`: not read).
+fn held_in(
+    spec: &str,
+    name: &str,
+    t: &[f64],
+    values: &[Option<f64>],
+    pred: impl Fn(f64) -> bool,
+    words: &str,
+) -> Evidence {
     let (mut n, mut of, mut first, mut last_t, mut extreme) = (0u64, 0u64, None, 0.0, 0.0f64);
-    for (i, v) in mt.values.iter().enumerate() {
+    for (i, v) in values.iter().enumerate() {
         let Some(v) = *v else { continue };
         of += 1;
         if pred(v) {
             n += 1;
-            let t = s.t.get(i).copied().unwrap_or(0.0);
-            first.get_or_insert(t);
-            last_t = t;
+            let at = t.get(i).copied().unwrap_or(0.0);
+            first.get_or_insert(at);
+            last_t = at;
             extreme = extreme.max(v);
         }
     }
-    Some(Evidence {
-        source: s.spec.clone(),
+    Evidence {
+        source: spec.into(),
         metric: name.into(),
         samples: n,
         of,
@@ -164,13 +176,19 @@ fn held(s: &Source, name: &str, pred: impl Fn(f64) -> bool, words: &str) -> Opti
         to_s: last_t,
         value: extreme,
         words: words.replace("{max}", &format!("{extreme:.0}")),
-    })
+    }
 }
 
 /// Evidence strong enough to rest a diagnosis on: several samples, and a
 /// fair share of those read.
 fn enough(e: &Evidence) -> bool {
     e.samples >= MIN_SAMPLES && e.samples as f64 >= MIN_SHARE * e.of as f64
+}
+
+/// The CPU's evidence: saturated in 2 samples or more and a fifth of them
+/// (a CPU spike is shorter than a queue that builds up).
+fn cpu_enough(e: &Evidence) -> bool {
+    e.samples >= 2 && e.samples as f64 >= 0.2 * e.of as f64
 }
 
 /// An accept queue that held connections: the kernel's word that nothing
@@ -381,40 +399,26 @@ fn cpu(m: &Monitoring, r: &RunResult) -> Cpu {
                 (*k as f64 * m.interval_s, if hot { *v } else { -*v })
             })
             .collect();
-        let synthetic = Source {
-            spec: procs
-                .iter()
-                .map(|s| s.spec.as_str())
-                .collect::<Vec<_>>()
-                .join(" + "),
-            kind: "process".into(),
-            label: String::new(),
-            state: stats::monitor::SourceState::Ok,
-            error: None,
-            failures: 0,
-            cpu_s: None,
-            blind_from_s: None,
-            blind_reason: None,
-            t: vals.iter().map(|v| v.0).collect(),
-            metrics: vec![Metric {
-                name: "cpu_share".into(),
-                unit: "%".into(),
-                kind: stats::monitor::MetricKind::Gauge,
-                values: vals.iter().map(|v| Some(v.1)).collect(),
-                increase: None,
-            }],
-        };
         let peak = vals.iter().map(|v| v.1.abs()).reduce(f64::max);
-        let e = held(
-            &synthetic,
+        let spec = procs
+            .iter()
+            .map(|s| s.spec.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ");
+        let times: Vec<f64> = vals.iter().map(|v| v.0).collect();
+        let shares: Vec<Option<f64>> = vals.iter().map(|v| Some(v.1)).collect();
+        let e = held_in(
+            &spec,
             "cpu_share",
+            &times,
+            &shares,
             |v| v > 0.0,
             &format!(
                 "the stack's processes used {{max}}% of the {cpus:.0} CPUs, with the CPUs full"
             ),
         );
         return Cpu {
-            evidence: e.filter(|e| e.samples >= 2 && e.samples as f64 >= 0.2 * e.of as f64),
+            evidence: Some(e).filter(cpu_enough),
             peak_pct: peak,
             cpus,
             whose: "the stack's processes",
@@ -442,7 +446,7 @@ fn cpu(m: &Monitoring, r: &RunResult) -> Cpu {
         "the server machine's CPUs were {max}% busy",
     );
     Cpu {
-        evidence: e.filter(|e| e.samples >= 2 && e.samples as f64 >= 0.2 * e.of as f64),
+        evidence: e.filter(cpu_enough),
         peak_pct: metric(s, "cpu_busy")
             .and_then(Metric::max)
             .map(|v| (v - client_pct).max(0.0)),
@@ -636,24 +640,15 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
                     _ => None,
                 })
                 .collect();
-            let probe = Source {
-                metrics: vec![Metric {
-                    name: "busy_without_idle".into(),
-                    unit: "count".into(),
-                    kind: stats::monitor::MetricKind::Gauge,
-                    values: idle0,
-                    increase: None,
-                }],
-                ..s.clone()
-            };
-            if let Some(e) = held(
-                &probe,
-                "busy_without_idle",
+            let e = held_in(
+                &s.spec,
+                "busy_workers",
+                &s.t,
+                &idle0,
                 |v| v > 0.0,
                 "mod_status showed no idle worker ({max} busy)",
-            )
-            .filter(|e| e.samples >= 2)
-            {
+            );
+            if let Some(e) = Some(e).filter(|e| e.samples >= 2) {
                 workers_ev.push(e);
             }
         }
