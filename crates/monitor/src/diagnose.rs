@@ -26,8 +26,10 @@ pub const CPU_SATURATED_PCT: f64 = 90.0;
 pub const TIME_WAIT_PILE: f64 = 5_000.0;
 /// A condition must hold in at least this many samples…
 pub const MIN_SAMPLES: u64 = 3;
-/// …and in at least this share of the samples read, to be evidence.
-pub const MIN_SHARE: f64 = 0.25;
+/// …and in at least half the samples read, to be evidence: a pool near
+/// its capacity (or slowed by a busy machine) queues now and then without
+/// being full; a full one queues most of the time.
+pub const MIN_SHARE: f64 = 0.5;
 
 /// Fills in the figures and diagnoses of `m` from its series and `r`.
 pub fn conclude(m: &mut Monitoring, r: &RunResult) {
