@@ -38,7 +38,9 @@ for arg in "$@"; do
     esac
 done
 
-log() { printf '\n== %s\n' "$*"; }
+# Each phase's heading says how long the gate has run so far (the README's
+# figures come from these).
+log() { printf '\n== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 # --- what failed, said once at the end however the script ends -------------
 TEST_LOG=target/test-output.txt
