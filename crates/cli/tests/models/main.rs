@@ -201,11 +201,16 @@ fn a_tick_sleeps_through_responses_and_the_kernel_times_them() {
                 args.extend(["-c", "50"]);
             }
             let r = run_with_slack(&s, "tick", &args, slack, &what);
-            // All 1000 reach the server; those still on the page when the
-            // run ends (its last 20 ms) are cancelled.
-            assert_eq!(settled(&s).requests, 1000, "{what}");
+            // All 1000 are sent; those still in flight when the run ends
+            // (its last 20 ms, more on a busy machine) are cancelled, and
+            // the server may not have read those (TLS: 970 seen once).
             let responses = n(&r, "summary.responses");
             assert_eq!(responses + n(&r, "summary.cancelled"), 1000, "{what}");
+            let server = settled(&s).requests;
+            assert!(
+                (responses..=1000).contains(&server),
+                "{what}: server {server}, responses {responses}"
+            );
             assert!(responses >= 980, "{what}: {responses} responses");
             // The page sleeps 20 ms: no response is timed shorter.
             let p50 = pct(&r, "service", 50.0);
