@@ -211,7 +211,6 @@ fn a_tick_sleeps_through_responses_and_the_kernel_times_them() {
                 (responses..=1000).contains(&server),
                 "{what}: server {server}, responses {responses}"
             );
-            assert!(responses >= 980, "{what}: {responses} responses");
             // The page sleeps 20 ms: no response is timed shorter.
             let p50 = pct(&r, "service", 50.0);
             assert!(p50 >= 20_000.0, "{what}: service p50 {p50} µs");
