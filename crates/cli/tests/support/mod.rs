@@ -4,10 +4,9 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -41,34 +40,47 @@ pub fn u(v: &Value, path: &str) -> u64 {
         .unwrap_or_else(|| panic!("{path} is not a number: {cur}"))
 }
 
-/// This test's own scratch folder, `TMP/yace-tests-PID/TEST`, emptied
-/// the first time the test asks (a folder left by an earlier process with
-/// the same PID is not read as this run's). libtest runs each test on a
-/// thread named after it, so two tests of one binary never share a file,
-/// whatever they call their files (`concurrency.toml` was once written by
-/// two lab tests at once). A thread that is not a test's (one a test
-/// spawned) gets a new folder on each call.
+/// This test's own scratch folder, `TMP/yace-tests-PID/N-NAME` (N a
+/// number per test, NAME the start of the test's name: short, since unix
+/// sockets live here too and their paths are limited to 107 bytes),
+/// emptied the first time the test asks (a folder left by an earlier
+/// process with the same PID is not read as this run's). libtest runs
+/// each test on a thread named after it, so two tests of one binary never
+/// share a file, whatever they call their files (`concurrency.toml` was
+/// once written by two lab tests at once). A thread that is not a test's
+/// (one a test spawned) gets a new folder on each call.
 pub fn test_dir() -> PathBuf {
-    static SEQ: AtomicU32 = AtomicU32::new(0);
-    static MADE: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
-    let own = match std::thread::current().name() {
-        Some(name) if name != "main" => name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '.'
-                }
-            })
-            .collect(),
-        _ => format!("thread-{}", SEQ.fetch_add(1, Ordering::Relaxed)),
+    static MADE: Mutex<BTreeMap<String, usize>> = Mutex::new(BTreeMap::new());
+    let test = match std::thread::current().name() {
+        Some(name) if name != "main" => name.to_owned(),
+        _ => String::new(),
     };
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+    let seq = made.len();
+    let (n, first) = if test.is_empty() {
+        made.insert(format!("thread {seq}"), seq);
+        (seq, true)
+    } else {
+        match made.get(&test) {
+            Some(&n) => (n, false),
+            None => {
+                made.insert(test.clone(), seq);
+                (seq, true)
+            }
+        }
+    };
+    let short: String = test
+        .rsplit("::")
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .take(24)
+        .collect();
     let dir = std::env::temp_dir()
         .join(format!("yace-tests-{}", std::process::id()))
-        .join(&own);
-    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
-    if made.insert(own) {
+        .join(format!("{n}-{short}"));
+    if first {
         let _ = std::fs::remove_dir_all(&dir);
     }
     std::fs::create_dir_all(&dir).unwrap();
