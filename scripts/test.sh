@@ -14,17 +14,91 @@
 #                             no fuzzing, no benchmark. A few minutes warm;
 #                             needs nginx (the TLS tests' peer), ab, xmllint
 #                             and chromium (the HTML report's browser checks).
+#   --contended               with either: the same gate beside one CPU hog
+#                             per core (a busy loop this script starts,
+#                             bounded to YACE_HOG_SECONDS, default 2 h, and
+#                             kills by PID when it ends, however it ends).
+#                             The tests assert behaviour, not speed, so the
+#                             gate must pass on a busy machine too; run it
+#                             so once per change that touches tests.
+#
+# Every test binary runs even when one fails (cargo test --no-fail-fast);
+# the whole output is kept in target/test-output.txt and the gate ends with
+# one line per failing test ("FAILED <binary>: <test>") and exit 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 QUICK=0
-case "${1:-}" in
-    --quick) QUICK=1 ;;
-    "") ;;
-    *) echo "usage: scripts/test.sh [--quick]" >&2; exit 2 ;;
-esac
+CONTENDED=0
+for arg in "$@"; do
+    case "$arg" in
+        --quick) QUICK=1 ;;
+        --contended) CONTENDED=1 ;;
+        *) echo "usage: scripts/test.sh [--quick] [--contended]" >&2; exit 2 ;;
+    esac
+done
 
-log() { printf '\n== %s\n' "$*"; }
+# Each phase's heading says how long the gate has run so far (the README's
+# figures come from these).
+log() { printf '\n== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+
+# --- what failed, said once at the end however the script ends -------------
+TEST_LOG=target/test-output.txt
+mkdir -p target
+: >"$TEST_LOG"
+TESTS_FAILED=0
+HOGS=()
+# One line per failing test, named with its binary (cargo's "Running
+# tests/lab/main.rs (target/debug/deps/lab-…)" line before it); a binary
+# that failed without a failing test (it crashed, or a doc test) is named
+# from cargo's own list of failed targets.
+failing_tests() {
+    awk '
+        /^ *Running / {
+            name = $3; sub(/^\(.*\//, "", name); sub(/-[0-9a-f]+\)$/, "", name)
+            bin = name " (" $2 ")"; next
+        }
+        /^ *Doc-tests / { bin = "doc-tests " $2; next }
+        /^test .* \.\.\. FAILED$/ { sub(/^test /, ""); sub(/ \.\.\. FAILED$/, ""); print "FAILED " bin ": " $0; next }
+        /^error: [0-9]+ targets? failed:/ { list = 1; next }
+        list && /^    `/ { gsub(/^ +`|`$/, ""); print "FAILED binary: cargo test " $0; next }
+        { list = 0 }
+    ' "$TEST_LOG" | awk '!seen[$0]++'
+}
+finish() {
+    local rc=$?
+    if [ ${#HOGS[@]} -gt 0 ]; then
+        kill "${HOGS[@]}" 2>/dev/null || true
+        wait "${HOGS[@]}" 2>/dev/null || true
+    fi
+    if [ "$TESTS_FAILED" = 1 ]; then
+        printf '\n== failing tests (whole output: %s)\n' "$TEST_LOG"
+        failing_tests
+        [ "$rc" -ne 0 ] || rc=1
+    fi
+    exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+# Runs `cargo test --no-fail-fast ARGS`, output to the terminal and the log;
+# a failure is remembered (the gates after it still run) and said at the end.
+run_tests() {
+    if ! cargo test --no-fail-fast --locked "$@" 2>&1 | tee -a "$TEST_LOG"; then
+        TESTS_FAILED=1
+    fi
+}
+
+if [[ $CONTENDED == 1 ]]; then
+    # One busy loop per core, at the tests' own priority, bounded in time
+    # in case this script is killed with SIGKILL (no trap runs then).
+    HOG_SECONDS=${YACE_HOG_SECONDS:-7200}
+    for _ in $(seq "$(nproc)"); do
+        bash -c 'end=$((SECONDS + $1)); while [ $SECONDS -lt "$end" ]; do :; done' hog "$HOG_SECONDS" &
+        HOGS+=($!)
+    done
+    log "contended: ${#HOGS[@]} CPU hogs running (PIDs ${HOGS[*]}, at most ${HOG_SECONDS}s)"
+fi
 
 # --- system packages -------------------------------------------------------
 need=()
@@ -132,15 +206,16 @@ browser_checks() {
 
 if [[ $QUICK == 1 ]]; then
     log "tests (quick: all but the real stacks; CI runs those too)"
-    cargo test --workspace --exclude yace --locked
-    cargo test -p yace --locked --bin yace --test yace --test models
+    run_tests --workspace --exclude yace
+    run_tests -p yace --bin yace --test yace --test models
     browser_checks
+    [[ $TESTS_FAILED == 0 ]] || exit 1
     log "quick gates passed (the full gate, CI's: scripts/test.sh)"
     exit 0
 fi
 
 log "tests"
-cargo test --workspace --locked
+run_tests --workspace
 browser_checks
 
 log "fuzz smoke test (fuzz/run.sh 10: every fuzz target builds and runs 10 s)"
@@ -167,4 +242,5 @@ log "Debian package (scripts/deb.sh --system: cargo deb, then dpkg -i on this ma
 command -v cargo-deb >/dev/null 2>&1 || cargo install cargo-deb --version 3.8.0 --locked
 scripts/deb.sh --system
 
+[[ $TESTS_FAILED == 0 ]] || exit 1
 log "all gates passed"

@@ -349,8 +349,10 @@ fn stalled_readers_hold_up_neither_the_run_nor_the_others_and_a_stuck_one_is_dro
         assert!(e["status"].as_str().unwrap().starts_with(&now), "{e}");
         std::thread::sleep(Duration::from_millis(25));
     }
+    // Waiting on the stalled tab would take its grace (seconds); a busy
+    // machine may take tens of milliseconds for the work itself.
     assert!(
-        slowest < Duration::from_millis(100),
+        slowest < Duration::from_secs(1),
         "handing rows over never waits: slowest {slowest:?}"
     );
     // The page (a few hundred KB) did not fit the stalled tab's window:

@@ -38,7 +38,7 @@ fn answer(out: &std::process::Output, json: &std::path::Path) -> (String, serde_
 fn find_max_finds_a_php_fpm_pools_capacity() {
     let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let stack = Stack::start_with_children(StackKind::NginxPhpFpm, 4);
-    let json = std::env::temp_dir().join(format!("yace-fpm-find-max-{}.json", std::process::id()));
+    let json = support::temp_path("find-max.json");
     let out = Command::new(env!("CARGO_BIN_EXE_yace"))
         .env("YACE_LANG", "en")
         .args(["find-max", &stack.url("/sleep.php?ms=20")])
@@ -167,7 +167,7 @@ fn find_max_per_setting_is_a_lab_step() {
 fn find_max_searches_a_scenarios_visitors() {
     let _alone = ALONE.lock().unwrap_or_else(|e| e.into_inner());
     let serve = support::ServeProcess::start(&[]);
-    let file = std::env::temp_dir().join(format!("yace-visitors-{}.toml", std::process::id()));
+    let file = support::temp_path("visitors.toml");
     std::fs::write(
         &file,
         format!(
@@ -178,7 +178,7 @@ fn find_max_searches_a_scenarios_visitors() {
         ),
     )
     .unwrap();
-    let json = std::env::temp_dir().join(format!("yace-visitors-{}.json", std::process::id()));
+    let json = support::temp_path("visitors.json");
     let out = Command::new(env!("CARGO_BIN_EXE_yace"))
         .env("YACE_LANG", "en")
         .args(["find-max", "-f"])

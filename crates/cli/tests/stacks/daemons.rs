@@ -65,7 +65,9 @@ impl NodeExporter {
     pub fn start() -> NodeExporter {
         need(NODE_EXPORTER, "prometheus-node-exporter");
         let mut last = String::new();
-        for _ in 0..2 {
+        // A new port each time: another process may have bound the one
+        // picked before the daemon did (it then exits saying so).
+        for _ in 0..4 {
             let port = free_port();
             let mut args = vec![
                 format!("--web.listen-address=127.0.0.1:{port}"),
@@ -83,7 +85,7 @@ impl NodeExporter {
                 Err(e) => panic!("could not start node_exporter: {e}"),
             }
         }
-        panic!("could not start node_exporter (port taken twice): {last}")
+        panic!("could not start node_exporter (port taken 4 times): {last}")
     }
 
     /// `http://127.0.0.1:PORT/metrics`.
@@ -144,14 +146,16 @@ impl Sshd {
         }
         let user = current_user();
         let mut last = String::new();
-        for _ in 0..2 {
+        // A new port each time: another process may have bound the one
+        // picked before the daemon did (it then exits saying so).
+        for _ in 0..4 {
             match Sshd::try_start(&user) {
                 Ok(sshd) => return sshd,
                 Err(e) if e.contains("Address already in use") => last = e,
                 Err(e) => panic!("could not start sshd: {e}"),
             }
         }
-        panic!("could not start sshd (port taken twice): {last}")
+        panic!("could not start sshd (port taken 4 times): {last}")
     }
 
     fn try_start(user: &str) -> Result<Sshd, String> {

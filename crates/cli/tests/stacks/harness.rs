@@ -195,7 +195,10 @@ struct Proc {
     child: Child,
 }
 
-/// Why one start attempt failed; `bind` failures are retried once.
+/// Starts tried when a server could not bind its port.
+const START_ATTEMPTS: u32 = 4;
+
+/// Why one start attempt failed; `bind` failures are retried on a new port.
 #[derive(Debug)]
 struct StartError {
     bind: bool,
@@ -246,15 +249,18 @@ impl Stack {
         static REAP: Once = Once::new();
         REAP.call_once(reap_stale_stacks);
         let mut last = String::new();
-        for attempt in 0..2 {
+        // A port another test process bound between our pick and the
+        // server's bind: the server says EADDRINUSE and exits; each retry
+        // picks a new port.
+        for attempt in 0..START_ATTEMPTS {
             match Stack::try_start(kind, &tools, fpm, apache_workers) {
                 Ok(stack) => return stack,
-                Err(e) if e.bind && attempt == 0 => last = e.message,
+                Err(e) if e.bind && attempt + 1 < START_ATTEMPTS => last = e.message,
                 Err(e) => panic!("could not start stack {}: {}", kind.name(), e.message),
             }
         }
         panic!(
-            "could not start stack {} (port taken twice): {last}",
+            "could not start stack {} (port taken {START_ATTEMPTS} times): {last}",
             kind.name()
         )
     }

@@ -90,12 +90,33 @@ fn runs_twice_observed_and_stopped_early() {
 #[test]
 fn an_unreachable_target_is_a_runtime_error() {
     let mut j = job(1);
-    // A port nothing listens on: bind one, then let it go.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A port nothing listens on: a socket bound there and never put to
+    // listen(2), held to the end so that no other test can take the port.
+    // SAFETY: a new socket of our own, closed by the OwnedFd.
+    let fd = unsafe {
+        use std::os::fd::FromRawFd;
+        std::os::fd::OwnedFd::from_raw_fd(libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0))
+    };
+    let mut addr = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: 0,
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(std::net::Ipv4Addr::LOCALHOST).to_be(),
+        },
+        sin_zero: [0; 8],
+    };
+    let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: addr and len describe a sockaddr_in of ours.
+    unsafe {
+        use std::os::fd::AsRawFd;
+        assert_eq!(
+            libc::bind(fd.as_raw_fd(), std::ptr::addr_of!(addr).cast(), len),
+            0
+        );
+        let name = std::ptr::addr_of_mut!(addr).cast();
+        assert_eq!(libc::getsockname(fd.as_raw_fd(), name, &mut len), 0);
+    }
+    let port = u16::from_be(addr.sin_port);
     let url = format!("http://127.0.0.1:{port}/");
     j.plan.target = Target::parse(&url).unwrap();
     j.target = TargetChoice::Url(url.clone());

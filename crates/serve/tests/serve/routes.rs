@@ -134,9 +134,12 @@ fn sleep_waits_without_holding_up_other_connections() {
     for _ in 0..20 {
         assert_eq!(c.get("/").status, 200);
     }
+    // All 20 answered while /sleep still sleeps: an order, not a time
+    // bound (a busy machine slows both alike).
     assert!(
-        started.elapsed() < Duration::from_millis(200),
-        "/ blocked by /sleep"
+        !sleeper.is_finished(),
+        "/ blocked by /sleep ({:?} for 20 requests)",
+        started.elapsed()
     );
     let (body, took) = sleeper.join().unwrap();
     assert_eq!(body, "slept 300 ms\n");
@@ -203,10 +206,11 @@ fn session_sets_a_cookie_and_serializes_its_requests() {
         "same session overlapped: {same:?}"
     );
     let different = concurrently(addr, &id, "someoneelse");
-    // Serialized would be >= 800 ms; the slack is for a loaded machine.
+    // Overlapped: half the serialized pair's time (the control measured
+    // just before), not all of it; a busy machine slows both alike.
     assert!(
-        different < Duration::from_millis(780),
-        "sessions serialized: {different:?}"
+        different + Duration::from_millis(200) < same,
+        "sessions serialized: {different:?}, one session {same:?}"
     );
     assert_eq!(server.stats().by_route["/session"], 7);
 }

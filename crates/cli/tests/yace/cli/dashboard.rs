@@ -279,10 +279,22 @@ fn stalled_readers_change_neither_the_numbers_nor_the_end() {
         let seen = settled(&s);
         assert_eq!(u(&r, "summary.planned"), 900, "page {with_page}");
         assert_eq!(u(&r, "summary.requests"), 900, "page {with_page}: {r}");
-        assert_eq!(u(&r, "summary.responses"), 900, "page {with_page}");
+        // The run ends on its duration, 3 ms after the last request is
+        // due: one still in flight then is cancelled, as documented, and
+        // the server may or may not have read it (a busy machine).
+        let responses = u(&r, "summary.responses");
+        assert_eq!(
+            responses + u(&r, "summary.cancelled"),
+            900,
+            "page {with_page}: {r}"
+        );
         assert_eq!(u(&r, "summary.dropped"), 0, "page {with_page}");
         assert_eq!(u(&r, "summary.errors"), 0, "page {with_page}");
-        assert_eq!(seen.requests, 900, "the server's count, page {with_page}");
+        assert!(
+            (responses..=900).contains(&seen.requests),
+            "the server's count {}, page {with_page}",
+            seen.requests
+        );
         // Serving the page is measured on its own thread's clock.
         let cost = &r["client"]["extras_cpu_s"]["live_page"];
         assert_eq!(
@@ -292,17 +304,19 @@ fn stalled_readers_change_neither_the_numbers_nor_the_end() {
             r["client"]
         );
         let d = r["summary"]["duration_s"].as_f64().unwrap();
-        // (The last of 900 requests at 300/s is due at 2.997 s.)
+        // (The last of 900 requests at 300/s is due at 2.997 s; the run
+        // ends when its response is in, later on a busy machine.)
         assert!(
-            (2.99..3.3).contains(&d),
+            (2.99..4.0).contains(&d),
             "the run lasted {d} s, page {with_page}"
         );
         assert_eq!(r["end"]["partial"], false, "page {with_page}");
         // The end waits for no stalled reader: the process ends about
-        // when the run does (3.0–3.1 s measured either way); waiting out
-        // the page's grace for them (3 s) would take over 6.
+        // when the run does (3.0–3.1 s measured either way on a quiet
+        // machine); waiting out the page's grace for them (3 s) would take
+        // over 6 (the margin is for a busy machine).
         assert!(
-            wall < Duration::from_millis(4500),
+            wall < Duration::from_millis(5800),
             "yace took {wall:?}, page {with_page}"
         );
         s.shutdown();

@@ -11,15 +11,6 @@ fn line<'a>(out: &'a str, name: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no '{name}' line in:\n{out}"))
 }
 
-fn closed_port() -> u16 {
-    // Bind a port, note it, close it: nothing listens there.
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[test]
 fn probes_the_embedded_target_once_and_times_it() {
     let s = server();
@@ -62,10 +53,9 @@ fn probes_the_embedded_target_once_and_times_it() {
 
 #[test]
 fn a_closed_port_fails_with_the_refused_explanation() {
-    let out = yace()
-        .args(["doctor", &format!("http://127.0.0.1:{}/", closed_port())])
-        .output()
-        .unwrap();
+    // A port that nothing listens on, held so that nothing can.
+    let closed = crate::support::ClosedPort::new();
+    let out = yace().args(["doctor", &closed.url()]).output().unwrap();
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     let probe = line(&text, "probe");

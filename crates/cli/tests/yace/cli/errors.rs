@@ -33,14 +33,10 @@ fn every_bad_flag_is_reported_at_once() {
 
 #[test]
 fn unreachable_url_is_one_line_and_exit_1() {
-    // A port that nothing listens on: bind one, note it, close it.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A port that nothing listens on, held so that nothing can.
+    let closed = crate::support::ClosedPort::new();
     let out = yace()
-        .args(["run", &format!("http://127.0.0.1:{port}/"), "-n", "10"])
+        .args(["run", &closed.url(), "-n", "10"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

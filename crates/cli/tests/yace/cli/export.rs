@@ -41,14 +41,6 @@ fn python() -> String {
     py
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// GET /metrics; None while nothing listens.
 fn scrape(port: u16) -> Option<String> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
@@ -93,23 +85,40 @@ fn f(v: &Value, key: &str) -> f64 {
 fn the_prometheus_endpoint_parses_and_ends_on_the_results_counters() {
     let py = python();
     let s = server();
-    let port = free_port();
     let json = temp_path("prometheus.json");
     let _ = std::fs::remove_file(&json);
-    let child = yace()
+    // Port 0: the endpoint binds any free port and says which on stderr
+    // ("yace: metrics for Prometheus at URL"), read as it comes.
+    let mut child = yace()
         .args(["run", &s.url(), "--rate", "200", "-d", "3s", "-q"])
-        .args([
-            "--prometheus",
-            &port.to_string(),
-            "--prometheus-linger",
-            "3s",
-        ])
+        .args(["--prometheus", "0", "--prometheus-linger", "3s"])
         .arg("--json")
         .arg(&json)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let (said, heard) = std::sync::mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    let stderr_reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut all = String::new();
+        for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            let port = line
+                .split_once("metrics for Prometheus at http://127.0.0.1:")
+                .and_then(|(_, rest)| rest.strip_suffix("/metrics"))
+                .and_then(|p| p.parse::<u16>().ok());
+            if let Some(port) = port {
+                let _ = said.send(port);
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    let port = heard
+        .recv_timeout(Duration::from_secs(10))
+        .expect("yace said where the metrics are");
     // While it runs: counters parse, and never go down.
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut seen: Vec<f64> = Vec::new();
@@ -161,15 +170,9 @@ fn the_prometheus_endpoint_parses_and_ends_on_the_results_counters() {
         r["client"]
     );
     assert!(text.contains("finished=\"true\""), "{text}");
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(&format!(
-            "metrics for Prometheus at http://127.0.0.1:{port}/metrics"
-        )),
-        "{}",
-        stderr(&out)
-    );
+    let status = child.wait().unwrap();
+    let said = stderr_reader.join().unwrap();
+    assert!(status.success(), "{said}");
     assert_eq!(settled(&s).requests, 600);
     // Gone after the linger.
     assert!(scrape(port).is_none());
@@ -179,22 +182,26 @@ fn the_prometheus_endpoint_parses_and_ends_on_the_results_counters() {
 fn otlp_pushes_what_opentelemetry_decodes_with_its_headers_and_no_secret_shown() {
     let py = python();
     let s = server();
-    let port = free_port();
     let log = temp_path("otlp.jsonl");
     let _ = std::fs::remove_file(&log);
     let mut sink = Command::new(&py)
         .arg(format!("{HERE}/otlp_sink.py"))
-        .args(["--port", &port.to_string(), "--seconds", "30"])
+        .args(["--port", "0", "--seconds", "30"])
         .arg("--out")
         .arg(&log)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // "ready\n" once it listens; its stdout stays open until it is killed.
-    let mut said = sink.stdout.take().unwrap();
-    let mut ready = [0u8; 6];
-    said.read_exact(&mut ready).unwrap();
+    // "ready PORT\n" once it listens (on a port of its choosing); its
+    // stdout stays open until it is killed.
+    let mut said = std::io::BufReader::new(sink.stdout.take().unwrap());
+    let mut ready = String::new();
+    std::io::BufRead::read_line(&mut said, &mut ready).unwrap();
+    let port: u16 = ready
+        .strip_prefix("ready ")
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("the sink said {ready:?}"));
     let json = temp_path("otlp.json");
     let out = yace()
         .args(["run", &s.url(), "--rate", "200", "-d", "3s", "-q", "--otlp"])

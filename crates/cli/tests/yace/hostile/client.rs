@@ -9,7 +9,7 @@ use std::time::Duration;
 #[test]
 fn too_few_file_descriptors_are_client_resource_and_invalidate_the_run() {
     let s = server();
-    let path = std::env::temp_dir().join(format!("yace-hostile-{}-fd.json", std::process::id()));
+    let path = crate::support::temp_path("fd.json");
     // `ulimit -n` in sh sets both the soft and the hard limit, so yace
     // cannot raise it: 40 descriptors for 200 connections.
     let mut cmd = Command::new("sh");

@@ -43,14 +43,10 @@ fn accept_then_reset_is_reset() {
 
 #[test]
 fn refused_port_is_one_line_and_exit_1() {
-    // A port that nothing listens on: bind one, note it, close it.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A port that nothing listens on, held so that nothing can.
+    let closed = crate::support::ClosedPort::new();
     let mut cmd = yace();
-    cmd.args(["run", &format!("http://127.0.0.1:{port}/"), "-n", "10"]);
+    cmd.args(["run", &closed.url(), "-n", "10"]);
     let (out, wall) = output_within(cmd, "refused");
     assert_eq!(out.status.code(), Some(1));
     let e = String::from_utf8_lossy(&out.stderr);
@@ -167,9 +163,12 @@ fn idle_connection_closed_as_the_request_arrives_is_retried() {
     let s = server();
     // 20 requests/s on one connection: it idles 50 ms between requests,
     // long enough for the server to close it as the next one arrives.
+    // `-d 5s`: the run waits for the 20th response (ending when it is in),
+    // rather than ending 50 ms after the 20th request is due and cancelling
+    // it if a busy machine made its retry slower than that.
     let r = run(
         &url(&s, "/bad/idle-close?ms=20"),
-        &["--rate", "20", "-n", "20", "--timeout", "2s"],
+        &["--rate", "20", "-n", "20", "-d", "5s", "--timeout", "2s"],
     );
     r.expect(&[("response", 20)]);
     let retries = r.u("summary.retries");

@@ -175,7 +175,7 @@ fn sigterm_ends_a_run_under_a_flood_within_a_second() {
     // requests allowed a minute: SIGTERM still ends the run within a
     // second, with the partial result written.
     let s = server();
-    let path = std::env::temp_dir().join(format!("yace-flood-{}.json", std::process::id()));
+    let path = crate::support::temp_path("flood.json");
     let child = crate::hostile::yace()
         .args(["run", &url(&s, "/bytes/1073741824"), "-c", "2", "-d", "60s"])
         .args(["--timeout", "60s", "-t", "1", "-q", "--json"])

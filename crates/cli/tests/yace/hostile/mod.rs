@@ -53,9 +53,7 @@ pub fn url(server: &serve::Server, path: &str) -> String {
 }
 
 fn temp_path(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("yace-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    crate::support::temp_path(name)
 }
 
 /// Writes `bytes` to a file of this test process's; returns its path.

@@ -53,5 +53,7 @@ class Sink(BaseHTTPRequestHandler):
 
 srv = HTTPServer(("127.0.0.1", args.port), Sink)
 threading.Timer(args.seconds, srv.shutdown).start()
-print("ready", flush=True)
+# "ready PORT": the port it bound (--port 0: any free one, never one a
+# test picked before binding, which another test could take first).
+print("ready", srv.server_address[1], flush=True)
 srv.serve_forever()
