@@ -345,6 +345,11 @@ struct Cpu {
     cpus: f64,
     /// The words for where the figure came from.
     whose: &'static str,
+    /// Whether the busy CPU is the server's: its processes were watched, or
+    /// the machine is the server's own (node:, ssh:). This machine's
+    /// `system` alone cannot tell the server's work from yace's or another
+    /// program's.
+    attributable: bool,
 }
 
 fn cpu(m: &Monitoring, r: &RunResult) -> Cpu {
@@ -424,6 +429,7 @@ fn cpu(m: &Monitoring, r: &RunResult) -> Cpu {
             peak_pct: peak,
             cpus,
             whose: "the stack's processes",
+            attributable: true,
         };
     }
     let Some(s) = machine else {
@@ -432,6 +438,7 @@ fn cpu(m: &Monitoring, r: &RunResult) -> Cpu {
             peak_pct: None,
             cpus,
             whose: "",
+            attributable: false,
         };
     };
     // The machine alone: when yace runs on it too, its share is taken off
@@ -458,6 +465,7 @@ fn cpu(m: &Monitoring, r: &RunResult) -> Cpu {
         } else {
             "the server machine"
         },
+        attributable: s.kind != "system",
     }
 }
 
@@ -756,7 +764,26 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
     // The server's CPUs were saturated. When a pool was full too, the CPU
     // ran out first if the stack was using the CPUs: the children queued
     // for a core, and more of them would only share the same cores.
-    if let Some(e) = &cpu.evidence {
+    if let Some(e) = cpu.evidence.as_ref().filter(|_| !cpu.attributable) {
+        // Full CPUs on a machine yace shares, with nothing saying whose work
+        // filled them: said, never set against the pools' evidence.
+        let mut d = Found::new(
+            "server_cpu_saturated",
+            false,
+            format!(
+                "This machine's CPUs were full: {} in {} of {} samples ({:.1}–{:.1} s); whose                  work it was (the server's, yace's or another program's) cannot be told from                  the machine's figures alone.",
+                e.words, e.samples, e.of, e.from_s, e.to_s
+            ),
+            "Watch the server's processes (--monitor pidfile:PATH of its master) to see              whether it is CPU-bound, and pin the server and yace to separate cores (taskset)."
+                .into(),
+        );
+        d.figures = vec![
+            ("samples_saturated", e.samples as f64),
+            ("samples", e.of as f64),
+        ];
+        d.evidence = vec![e.clone()];
+        found.push(d);
+    } else if let Some(e) = &cpu.evidence {
         let per_req = m
             .server
             .cpu_ms_per_request
@@ -1100,6 +1127,36 @@ mod tests {
                 "time_wait"
             ]
         );
+    }
+
+    /// Full CPUs on this machine with no process watched: whose work it
+    /// was is not known, so it is a note, and the queue's finding stands.
+    #[test]
+    fn full_cpus_of_unknown_work_do_not_overrule_the_queue() {
+        let r = result(true, false);
+        let mut sys = sys(&[99.0; 4]);
+        sys.metrics
+            .push(gauge("listen_queue", &[3.0, 4.0, 5.0, 5.0]));
+        sys.metrics.push(gauge("listen_backlog", &[9.0; 4]));
+        let mut m = Monitoring {
+            interval_s: 1.0,
+            sources: vec![sys],
+            ..Default::default()
+        };
+        conclude(&mut m, &r);
+        let got: Vec<(&str, &str)> = m
+            .diagnoses
+            .iter()
+            .map(|d| (d.code.as_str(), d.severity.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("accept_queue", "problem"),
+                ("server_cpu_saturated", "note")
+            ]
+        );
+        assert!(m.ruled_out.is_empty(), "{:?}", m.ruled_out);
     }
 
     /// The event MPM's workers are threads: children × ThreadsPerChild.

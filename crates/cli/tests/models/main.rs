@@ -1039,7 +1039,13 @@ fn every_planned_request_is_accounted_for() {
             assert_eq!(r["warnings"][0], r["shortfall"]["message"], "{what}");
         }
         if c.signal.is_none() && !slow_route {
-            assert!(r["shortfall"].is_null(), "{what}");
+            // Nothing dropped on the fast route; a busy machine may still
+            // make the client send some requests late, which the shortfall
+            // then says (and the machine, not yace, decides).
+            assert!(
+                r["shortfall"].is_null() || r["shortfall"]["dropped"] == 0,
+                "{what}"
+            );
         }
         assert!(
             r["warnings"]

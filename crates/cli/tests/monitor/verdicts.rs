@@ -37,7 +37,10 @@ fn an_open_model_run_above_the_pools_capacity_fell_behind() {
     let at = text.find("BEHIND").expect("a BEHIND paragraph");
     assert!(at < text.find("Requests").unwrap(), "{text}");
     assert!(text.contains("the server fell behind"), "{text}");
-    assert_eq!(r["warnings"][0], b["message"], "first among the warnings");
+    // First among the warnings, after a shortfall if the client was late
+    // too (a busy machine can make it so).
+    let at = usize::from(!r["shortfall"].is_null());
+    assert_eq!(r["warnings"][at], b["message"], "first among the warnings");
     // Every request yace started is a line in nginx's log (499 for those
     // cut off at the end); every response yace counted was a 200 there,
     // and a 200 it did not count was in flight when the run stopped.
