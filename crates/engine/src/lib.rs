@@ -48,7 +48,15 @@ pub enum EngineError {
 }
 
 /// Resolves the plan's target to the address every connection will use.
+/// A unix-socket target needs none: it gets the loopback address with the
+/// target's port, which only names it (connections go to the socket).
 pub fn resolve(plan: &Plan) -> Result<SocketAddr, EngineError> {
+    if plan.target.unix.is_some() && plan.socket.proxy.is_none() {
+        return Ok(SocketAddr::from((
+            std::net::Ipv4Addr::LOCALHOST,
+            plan.target.port,
+        )));
+    }
     let (host, port) = plan.connect_to();
     let mut addrs = (host, port)
         .to_socket_addrs()
@@ -67,6 +75,19 @@ pub fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<Duration> {
     let t = Instant::now();
     TcpStream::connect_timeout(&addr, timeout)?;
     Ok(t.elapsed())
+}
+
+/// [`probe`] for the plan's target: its unix socket when it has one (a
+/// full accept queue past `timeout` is `TimedOut`), else `addr`.
+pub fn probe_target(plan: &Plan, addr: SocketAddr, timeout: Duration) -> std::io::Result<Duration> {
+    match &plan.target.unix {
+        Some(p) => {
+            let t = Instant::now();
+            sys::connect_unix(std::path::Path::new(p), timeout)?;
+            Ok(t.elapsed())
+        }
+        None => probe(addr, timeout),
+    }
 }
 
 /// A unix-domain stream connection to `path`, waiting at most `timeout`
@@ -190,12 +211,20 @@ pub fn run_steered<S: Sink, F: Flow>(
         )),
         None => None,
     };
+    let unix = match &plan.target.unix {
+        Some(p) => Some(
+            sys::UnixAddr::new(std::path::Path::new(p))
+                .map_err(|source| EngineError::Worker { worker: 0, source })?,
+        ),
+        None => None,
+    };
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for (w, (sink, flow)) in workers.into_iter().enumerate() {
             let (mode, slots) = mode_for(plan, w, threads, flow.journeys(), steer);
             let cfg = worker::WorkerConfig {
                 addr,
+                unix: unix.as_ref(),
                 socket: &plan.socket,
                 tls: tls.as_ref(),
                 request: &request,

@@ -210,10 +210,15 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
             return Err(failed(e, &notes));
         }
     };
+    if plan.target.unix.is_some() && !plan.socket.sources.is_empty() {
+        let e = "--source-addrs: a unix socket has no source address; leave it out, or use a \
+                 TCP URL";
+        return Err(failed(Error::usage(e.to_owned()), &notes));
+    }
     if let Err(e) = engine::check_sources(&plan, addr) {
         return Err(failed(Error::usage(e), &notes));
     }
-    if let Err(e) = engine::probe(addr, plan.timeouts.connect).or_else(|e| {
+    if let Err(e) = engine::probe_target(&plan, addr, plan.timeouts.connect).or_else(|e| {
         // A reset or abort after the handshake means something listens there:
         // let the run go on and classify what happens.
         match e.kind() {
@@ -223,10 +228,17 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
             _ => Err(e),
         }
     }) {
-        let e = Error::runtime(format!(
-            "cannot connect to {addr} for {url}: {e} (is the server running and listening \
-             there? check the host and port)"
-        ));
+        let e = match &plan.target.unix {
+            Some(sock) => Error::runtime(format!(
+                "cannot connect to the unix socket {sock} for {url}: {e} (is the server \
+                 running and listening there? check the path, and that this user may write \
+                 to the socket)"
+            )),
+            None => Error::runtime(format!(
+                "cannot connect to {addr} for {url}: {e} (is the server running and listening \
+                 there? check the host and port)"
+            )),
+        };
         return Err(failed(e, &notes));
     }
     // Every monitor is read once now: a typo or a page that is not there

@@ -64,6 +64,8 @@ pub(crate) enum Mode {
 #[derive(Debug)]
 pub(crate) struct WorkerConfig<'a> {
     pub addr: SocketAddr,
+    /// A unix-domain socket connections go to instead of `addr`.
+    pub unix: Option<&'a sys::UnixAddr>,
     pub socket: &'a plan::SocketOptions,
     /// HTTPS: the shared client configuration.
     pub tls: Option<&'a TlsSetup>,
@@ -593,10 +595,16 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     /// for every response).
     fn dial(&mut self, idx: usize, gen: u32) -> Result<(RawFd, Connecting), Outcome> {
         let errno = |e: std::io::Error| io_connect_outcome(&e);
-        // `--source-addrs`: dealt by the slot's (or link's) global index.
-        let global = self.cfg.user_base + idx as u64 * self.cfg.user_stride;
-        let source = plan::source::source_for(&self.cfg.socket.sources, global);
-        let (fd, how) = sys::connect(&self.cfg.addr, self.cfg.socket, source).map_err(errno)?;
+        let (fd, how) = match self.cfg.unix {
+            Some(unix) => sys::connect_unix_nonblocking(unix, self.cfg.socket)
+                .map_err(|e| crate::http::unix_connect_outcome(&e))?,
+            None => {
+                // `--source-addrs`: dealt by the slot's (or link's) global index.
+                let global = self.cfg.user_base + idx as u64 * self.cfg.user_stride;
+                let source = plan::source::source_for(&self.cfg.socket.sources, global);
+                sys::connect(&self.cfg.addr, self.cfg.socket, source).map_err(errno)?
+            }
+        };
         if self.stamps {
             self.stamps = sys::receive_stamps(fd).is_ok();
         }
