@@ -40,6 +40,8 @@ pub enum EngineError {
     Tls(#[from] tls::TlsError),
     #[error("HTTP/2: {0}")]
     Http2(String),
+    #[error("FastCGI: {0}")]
+    Fcgi(String),
     #[error("cannot start worker {worker}: {source}")]
     Worker {
         worker: usize,
@@ -211,6 +213,16 @@ pub fn run_steered<S: Sink, F: Flow>(
         )),
         None => None,
     };
+    // FastCGI: the plan's HTTP/1.1 request, sent as FastCGI (design 018).
+    let fcgi = plan.target.is_fcgi().then(|| fcgi_setup(plan, addr));
+    let request = match &fcgi {
+        Some(setup) => {
+            let mut out = Vec::new();
+            fcgi::cgi::encode(&request, setup, &mut out).map_err(EngineError::Fcgi)?;
+            out
+        }
+        None => request,
+    };
     let unix = match &plan.target.unix {
         Some(p) => Some(
             sys::UnixAddr::new(std::path::Path::new(p))
@@ -225,6 +237,7 @@ pub fn run_steered<S: Sink, F: Flow>(
             let cfg = worker::WorkerConfig {
                 addr,
                 unix: unix.as_ref(),
+                fcgi: fcgi.as_ref(),
                 socket: &plan.socket,
                 tls: tls.as_ref(),
                 request: &request,
@@ -263,6 +276,25 @@ pub fn run_steered<S: Sink, F: Flow>(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     })
+}
+
+/// What FastCGI requests carry besides the request: the plan's options
+/// and where the target is (`SERVER_*`).
+fn fcgi_setup(plan: &Plan, addr: SocketAddr) -> fcgi::cgi::Setup {
+    let opts = plan.fcgi.clone().unwrap_or_default();
+    let unix = plan.target.unix.is_some();
+    fcgi::cgi::Setup {
+        root: opts.root,
+        keep_conn: opts.keep_conn,
+        https: opts.https,
+        server_name: plan.target.host.clone(),
+        server_addr: if unix {
+            "unix:".to_owned()
+        } else {
+            addr.ip().to_string()
+        },
+        server_port: if unix { 0 } else { addr.port() },
+    }
 }
 
 /// How worker `w` of `threads` gets its work, and how many slots it has.

@@ -554,6 +554,7 @@ impl Prepared {
             streams: h.streams,
             ..Default::default()
         });
+        let mut fcgi = plan.target.is_fcgi().then(stats::FcgiInfo::default);
         let mut extras = Vec::with_capacity(outputs.len());
         let mut flows = Vec::with_capacity(outputs.len());
         for ((rec, x), f, rep) in outputs {
@@ -589,6 +590,15 @@ impl Prepared {
                 h.goaways += rep.h2_goaways;
                 if let Some(m) = rep.h2_max_streams {
                     h.server_max_streams = Some(h.server_max_streams.map_or(m, |x| x.min(m)));
+                }
+            }
+            if let Some(f) = fcgi.as_mut() {
+                f.stderr_responses += rep.fcgi_stderr_responses;
+                f.stderr_bytes += rep.fcgi_stderr_bytes;
+                for line in rep.fcgi_stderr_lines {
+                    if f.stderr_lines.len() < 5 && !f.stderr_lines.contains(&line) {
+                        f.stderr_lines.push(line);
+                    }
                 }
             }
             if server_software.is_none() {
@@ -643,6 +653,7 @@ impl Prepared {
             },
             self.spelling,
         );
+        result.fcgi = fcgi;
         result.client.wakeups = Some(wakeups);
         result.client.socket_reads = Some(socket_calls.0);
         result.client.socket_writes = Some(socket_calls.1);

@@ -133,3 +133,37 @@ fn a_missing_socket_and_bad_socket_flags_are_clear_errors() {
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn fastcgi_flags_are_checked_against_the_url() {
+    for (args, says) in [
+        (
+            vec![
+                "run",
+                "http://127.0.0.1:1/",
+                "--fcgi-root",
+                "/srv",
+                "-n",
+                "1",
+            ],
+            "--fcgi-root: is for FastCGI",
+        ),
+        (
+            vec!["run", "fcgi://127.0.0.1:9/x.php", "--http2", "-n", "1"],
+            "FastCGI is its own protocol",
+        ),
+        (
+            vec![
+                "run",
+                "fcgi://127.0.0.1:9/x.php",
+                "--fcgi-keep-conn",
+                "--no-keepalive",
+            ],
+            "given with --no-keepalive",
+        ),
+    ] {
+        let out = yace().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}
