@@ -297,6 +297,27 @@ pub struct RunArgs {
     #[arg(long = "connect-timeout", value_name = "TIME", default_value = "10s")]
     pub connect_timeout: String,
 
+    /// Connect to this unix-domain socket instead of the URL's host and
+    /// port (as curl's --unix-socket); the URL still gives the path and the
+    /// Host header. `unix:/path/to.sock:/PATH` says the same in the URL.
+    #[arg(long = "unix-socket", value_name = "PATH")]
+    pub unix_socket: Option<PathBuf>,
+
+    /// FastCGI (fcgi:// or fcgi+unix: URLs): the document root;
+    /// SCRIPT_FILENAME is DIR joined with the URL's path, as nginx's
+    /// $document_root$fastcgi_script_name.
+    #[arg(long = "fcgi-root", value_name = "DIR")]
+    pub fcgi_root: Option<String>,
+
+    /// FastCGI: keep connections open between requests (FCGI_KEEP_CONN, as
+    /// nginx's fastcgi_keep_conn on); by default a connection per request.
+    #[arg(long = "fcgi-keep-conn")]
+    pub fcgi_keep_conn: bool,
+
+    /// FastCGI: send HTTPS=on, as nginx does for a client that came over TLS.
+    #[arg(long = "fcgi-https")]
+    pub fcgi_https: bool,
+
     /// Local addresses to connect from, dealt round-robin over the
     /// connections: a range (127.0.0.2-127.0.0.9), a CIDR block
     /// (127.0.0.0/29) or a comma list. Each adds a local port range, for
@@ -731,6 +752,11 @@ pub struct ServeArgs {
     /// With --tls: write the certificate (PEM) here, e.g. for `yace run --cacert FILE`.
     #[arg(long = "tls-cert-out", value_name = "FILE", requires = "tls")]
     pub tls_cert_out: Option<PathBuf>,
+
+    /// Listen on this unix-domain socket instead of --bind/--port (plain
+    /// HTTP/1.1 and h2c); reach it with `yace run unix:PATH:/`.
+    #[arg(long = "unix", value_name = "PATH", conflicts_with = "tls")]
+    pub unix: Option<PathBuf>,
 
     /// HTTP/2 (always on: ALPN h2 with --tls, h2c with prior knowledge
     /// without): streams a client may have open at once on one connection

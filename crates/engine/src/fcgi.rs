@@ -603,6 +603,12 @@ impl ResponseParser {
         self.head = head;
     }
 
+    /// Keeps the first `n` body bytes of the responses from now on (a
+    /// flow that reads this response's body asks for it; others count only).
+    pub fn set_keep_body(&mut self, n: usize) {
+        self.limits.keep_body = n;
+    }
+
     /// The body kept (the first [`Limits::keep_body`] bytes).
     pub fn body(&self) -> &[u8] {
         &self.body
@@ -916,6 +922,8 @@ pub fn decode_pairs(mut b: &[u8]) -> Option<Vec<(&[u8], &[u8])>> {
     }
     Some(out)
 }
+
+pub mod cgi;
 
 #[cfg(test)]
 mod tests;

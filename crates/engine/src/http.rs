@@ -51,6 +51,17 @@ pub fn connect_outcome(errno: i32) -> Outcome {
     }
 }
 
+/// The outcome of a failed connect to a unix-domain socket. No socket
+/// file, or nobody listening on it, is the port's refusal; EAGAIN is the
+/// listener's accept queue full (a unix connect fails at once where TCP
+/// would drop the SYN), also a refusal, not this client's resource.
+pub fn unix_connect_outcome(e: &std::io::Error) -> Outcome {
+    match e.raw_os_error() {
+        Some(libc::ENOENT | libc::ECONNREFUSED | libc::EAGAIN) => Outcome::ConnectRefused,
+        _ => io_connect_outcome(e),
+    }
+}
+
 /// [`connect_outcome`] of an `io::Error`.
 /// An error std made itself (no errno: `TcpStream::connect_timeout`'s own
 /// timeout) is classified by its kind.

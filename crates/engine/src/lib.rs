@@ -40,6 +40,8 @@ pub enum EngineError {
     Tls(#[from] tls::TlsError),
     #[error("HTTP/2: {0}")]
     Http2(String),
+    #[error("FastCGI: {0}")]
+    Fcgi(String),
     #[error("cannot start worker {worker}: {source}")]
     Worker {
         worker: usize,
@@ -48,7 +50,15 @@ pub enum EngineError {
 }
 
 /// Resolves the plan's target to the address every connection will use.
+/// A unix-socket target needs none: it gets the loopback address with the
+/// target's port, which only names it (connections go to the socket).
 pub fn resolve(plan: &Plan) -> Result<SocketAddr, EngineError> {
+    if plan.target.unix.is_some() && plan.socket.proxy.is_none() {
+        return Ok(SocketAddr::from((
+            std::net::Ipv4Addr::LOCALHOST,
+            plan.target.port,
+        )));
+    }
     let (host, port) = plan.connect_to();
     let mut addrs = (host, port)
         .to_socket_addrs()
@@ -67,6 +77,19 @@ pub fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<Duration> {
     let t = Instant::now();
     TcpStream::connect_timeout(&addr, timeout)?;
     Ok(t.elapsed())
+}
+
+/// [`probe`] for the plan's target: its unix socket when it has one (a
+/// full accept queue past `timeout` is `TimedOut`), else `addr`.
+pub fn probe_target(plan: &Plan, addr: SocketAddr, timeout: Duration) -> std::io::Result<Duration> {
+    match &plan.target.unix {
+        Some(p) => {
+            let t = Instant::now();
+            sys::connect_unix(std::path::Path::new(p), timeout)?;
+            Ok(t.elapsed())
+        }
+        None => probe(addr, timeout),
+    }
 }
 
 /// A unix-domain stream connection to `path`, waiting at most `timeout`
@@ -190,12 +213,31 @@ pub fn run_steered<S: Sink, F: Flow>(
         )),
         None => None,
     };
+    // FastCGI: the plan's HTTP/1.1 request, sent as FastCGI (design 018).
+    let fcgi = plan.target.is_fcgi().then(|| fcgi_setup(plan, addr));
+    let request = match &fcgi {
+        Some(setup) => {
+            let mut out = Vec::new();
+            fcgi::cgi::encode(&request, setup, &mut out).map_err(EngineError::Fcgi)?;
+            out
+        }
+        None => request,
+    };
+    let unix = match &plan.target.unix {
+        Some(p) => Some(
+            sys::UnixAddr::new(std::path::Path::new(p))
+                .map_err(|source| EngineError::Worker { worker: 0, source })?,
+        ),
+        None => None,
+    };
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
         for (w, (sink, flow)) in workers.into_iter().enumerate() {
             let (mode, slots) = mode_for(plan, w, threads, flow.journeys(), steer);
             let cfg = worker::WorkerConfig {
                 addr,
+                unix: unix.as_ref(),
+                fcgi: fcgi.as_ref(),
                 socket: &plan.socket,
                 tls: tls.as_ref(),
                 request: &request,
@@ -234,6 +276,25 @@ pub fn run_steered<S: Sink, F: Flow>(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     })
+}
+
+/// What FastCGI requests carry besides the request: the plan's options
+/// and where the target is (`SERVER_*`).
+fn fcgi_setup(plan: &Plan, addr: SocketAddr) -> fcgi::cgi::Setup {
+    let opts = plan.fcgi.clone().unwrap_or_default();
+    let unix = plan.target.unix.is_some();
+    fcgi::cgi::Setup {
+        root: opts.root,
+        keep_conn: opts.keep_conn,
+        https: opts.https,
+        server_name: plan.target.host.clone(),
+        server_addr: if unix {
+            "unix:".to_owned()
+        } else {
+            addr.ip().to_string()
+        },
+        server_port: if unix { 0 } else { addr.port() },
+    }
 }
 
 /// How worker `w` of `threads` gets its work, and how many slots it has.

@@ -232,6 +232,83 @@ pub fn connect(
     }
 }
 
+/// A unix-domain socket's address, checked and built once for a run's
+/// connections.
+#[derive(Clone)]
+pub struct UnixAddr {
+    sa: libc::sockaddr_un,
+    len: libc::socklen_t,
+}
+
+impl std::fmt::Debug for UnixAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnixAddr").field("len", &self.len).finish()
+    }
+}
+
+impl UnixAddr {
+    /// `path` as a `sockaddr_un`; `InvalidInput` when it does not fit.
+    pub fn new(path: &std::path::Path) -> io::Result<UnixAddr> {
+        use std::os::unix::ffi::OsStrExt;
+        // SAFETY: an all-zero sockaddr_un is valid; the path is copied in below.
+        let mut sa: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+        let bytes = path.as_os_str().as_bytes();
+        if bytes.is_empty() || bytes.len() >= sa.sun_path.len() || bytes.contains(&0) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a unix socket path is 1 to {} bytes without NUL",
+                    sa.sun_path.len() - 1
+                ),
+            ));
+        }
+        sa.sun_family = libc::AF_UNIX as libc::sa_family_t;
+        for (d, s) in sa.sun_path.iter_mut().zip(bytes) {
+            *d = *s as libc::c_char;
+        }
+        let len = (std::mem::size_of::<libc::sa_family_t>() + bytes.len() + 1) as libc::socklen_t;
+        Ok(UnixAddr { sa, len })
+    }
+
+    fn connect(&self, fd: RawFd) -> libc::c_int {
+        // SAFETY: sa is a valid sockaddr_un, len covers the family and the path.
+        unsafe { libc::connect(fd, &self.sa as *const _ as *const libc::sockaddr, self.len) }
+    }
+}
+
+/// Creates a non-blocking unix-domain stream socket and connects it to
+/// `addr`. A unix connect never waits for a handshake: it is done at once
+/// or fails (ENOENT: no socket file; ECONNREFUSED: nobody listens on it;
+/// EAGAIN: the listener's accept queue is full). `opts.buffer` applies.
+pub fn connect_unix_nonblocking(
+    addr: &UnixAddr,
+    opts: &plan::SocketOptions,
+) -> Result<(RawFd, Connecting), io::Error> {
+    // SAFETY: plain socket(2) call.
+    let fd = cvt(unsafe {
+        libc::socket(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+            0,
+        )
+    })?;
+    if let Some(size) = opts.buffer {
+        let size = size.min(i32::MAX as u32) as libc::c_int;
+        let r = set_int(fd, libc::SOL_SOCKET, libc::SO_SNDBUF, size)
+            .and_then(|_| set_int(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, size));
+        if let Err(e) = r {
+            close(fd);
+            return Err(e);
+        }
+    }
+    if addr.connect(fd) == 0 {
+        return Ok((fd, Connecting::Done));
+    }
+    let e = io::Error::last_os_error();
+    close(fd);
+    Err(e)
+}
+
 /// A blocking unix-domain stream connection to `path` that waits at most
 /// `timeout` for room in the listener's accept queue (a unix connect
 /// blocks while the queue is full, and honours the send timeout: std's
@@ -242,23 +319,7 @@ pub fn connect_unix(
     timeout: std::time::Duration,
 ) -> io::Result<std::os::unix::net::UnixStream> {
     use std::os::fd::FromRawFd;
-    use std::os::unix::ffi::OsStrExt;
-    // SAFETY: an all-zero sockaddr_un is valid; the path is copied in below.
-    let mut sa: libc::sockaddr_un = unsafe { std::mem::zeroed() };
-    let bytes = path.as_os_str().as_bytes();
-    if bytes.is_empty() || bytes.len() >= sa.sun_path.len() || bytes.contains(&0) {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!(
-                "a unix socket path is 1 to {} bytes without NUL",
-                sa.sun_path.len() - 1
-            ),
-        ));
-    }
-    sa.sun_family = libc::AF_UNIX as libc::sa_family_t;
-    for (d, s) in sa.sun_path.iter_mut().zip(bytes) {
-        *d = *s as libc::c_char;
-    }
+    let addr = UnixAddr::new(path)?;
     // SAFETY: plain socket(2) call.
     let fd =
         cvt(unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) })?;
@@ -279,10 +340,7 @@ pub fn connect_unix(
             std::mem::size_of::<libc::timeval>() as libc::socklen_t,
         )
     })?;
-    let len = (std::mem::size_of::<libc::sa_family_t>() + bytes.len() + 1) as libc::socklen_t;
-    // SAFETY: sa is a valid sockaddr_un, len covers the family and the path.
-    let r = unsafe { libc::connect(fd, &sa as *const _ as *const libc::sockaddr, len) };
-    if r != 0 {
+    if addr.connect(fd) != 0 {
         let e = io::Error::last_os_error();
         return Err(match e.raw_os_error() {
             Some(libc::EAGAIN | libc::EINPROGRESS) => io::Error::new(
@@ -619,6 +677,52 @@ impl Drop for Epoll {
 
 #[cfg(test)]
 mod tests {
+
+    /// A unix connect fails at once, each way classified: no socket file,
+    /// a socket nobody listens on, and a listener whose accept queue is
+    /// full (EAGAIN, a refusal, not this client's resource as for TCP).
+    #[test]
+    fn unix_connect_failures_are_refusals() {
+        use crate::http::unix_connect_outcome;
+        use sample::Outcome;
+        let dir = std::env::temp_dir().join(format!("yace-sys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let opts = plan::SocketOptions::default();
+        let outcome = |p: &std::path::Path| {
+            let addr = UnixAddr::new(p).unwrap();
+            match connect_unix_nonblocking(&addr, &opts) {
+                Ok((fd, _)) => {
+                    close(fd);
+                    Outcome::Response
+                }
+                Err(e) => unix_connect_outcome(&e),
+            }
+        };
+        let missing = dir.join("missing.sock");
+        assert_eq!(outcome(&missing), Outcome::ConnectRefused);
+        // A socket file its server left behind (closed): ECONNREFUSED.
+        let bound = dir.join("bound.sock");
+        let _ = std::fs::remove_file(&bound);
+        drop(std::os::unix::net::UnixListener::bind(&bound).unwrap());
+        assert!(bound.exists());
+        assert_eq!(outcome(&bound), Outcome::ConnectRefused);
+        // Listening with a backlog of 1, never accepting: the first
+        // connections fit the queue, then EAGAIN.
+        let full = dir.join("full.sock");
+        let _ = std::fs::remove_file(&full);
+        let l = std::os::unix::net::UnixListener::bind(&full).unwrap();
+        // SAFETY: re-listen on our own socket with a smaller backlog.
+        unsafe { libc::listen(std::os::fd::AsRawFd::as_raw_fd(&l), 1) };
+        let mut seen = Vec::new();
+        for _ in 0..8 {
+            seen.push(outcome(&full));
+        }
+        assert_eq!(seen[0], Outcome::Response, "{seen:?}");
+        assert_eq!(seen.last(), Some(&Outcome::ConnectRefused), "{seen:?}");
+        assert!(UnixAddr::new(std::path::Path::new("")).is_err());
+        assert!(UnixAddr::new(&dir.join("x".repeat(200))).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     use super::*;
     use std::os::fd::AsRawFd;
     use std::time::Duration;

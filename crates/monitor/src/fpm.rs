@@ -55,11 +55,12 @@ impl FcgiUrl {
             return Some(Self::tcp(rest));
         }
         let rest = s.strip_prefix("fcgi+unix:")?;
-        // The status path starts with `/` after the socket's path: the last
-        // `:/` parts them (`/run/php/fpm.sock:/status`).
-        let (sock, path) = match rest.rsplit_once(":/") {
-            Some((sock, path)) => (sock, format!("/{path}")),
-            None => (rest, "/status".to_string()),
+        // The status path starts with `/` after the socket's path: the first
+        // `:/` parts them (`/run/php/fpm.sock:/status`), the rule a load
+        // target's `fcgi+unix:` form follows too (`plan::split_unix`).
+        let (sock, path) = match plan::split_unix(rest) {
+            (sock, Some(path)) => (sock, path.to_string()),
+            (sock, None) => (sock, "/status".to_string()),
         };
         let sock = sock.strip_prefix("//").unwrap_or(sock);
         Some(if sock.is_empty() {

@@ -31,7 +31,7 @@ pub use request::{Header, RequestSpec};
 pub use schedule::{Due, RateStage, Schedule, WorkerSchedule};
 pub use shard::{Deal, Shard};
 pub use steer::{Segment, Steering, PAUSED};
-pub use target::{Scheme, Target, TargetError};
+pub use target::{split_unix, Scheme, Target, TargetError, FCGI_PORT, UNIX_FORMS};
 pub use users::{Think, Timeline, UserStage};
 
 use schemars::JsonSchema;
@@ -92,6 +92,28 @@ pub struct Plan {
     #[serde(default, with = "nanos_opt", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<u64>")]
     pub timer_slack: Option<Duration>,
+    /// FastCGI targets (`fcgi://`, `fcgi+unix:`): how requests become CGI
+    /// parameters; absent for HTTP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fcgi: Option<FcgiOptions>,
+}
+
+/// How an `fcgi://` target's requests are sent (design 018).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct FcgiOptions {
+    /// `--fcgi-root`: the `DOCUMENT_ROOT`; `SCRIPT_FILENAME` is it joined
+    /// with the URL's path (nginx's `$document_root$fastcgi_script_name`).
+    /// Empty: the URL's path is the script's file name.
+    #[serde(default)]
+    pub root: String,
+    /// `--fcgi-keep-conn`: ask the application to keep the connection
+    /// (`FCGI_KEEP_CONN`) and reuse it; off, a connection per request, as
+    /// nginx does unless `fastcgi_keep_conn on`.
+    #[serde(default)]
+    pub keep_conn: bool,
+    /// `--fcgi-https`: send `HTTPS=on`, as nginx does for a TLS client.
+    #[serde(default)]
+    pub https: bool,
 }
 
 impl Plan {
@@ -114,6 +136,7 @@ impl Plan {
             limits: Default::default(),
             shard: None,
             timer_slack: None,
+            fcgi: None,
         }
     }
 
@@ -678,6 +701,7 @@ mod tests {
             limits: Default::default(),
             shard: None,
             timer_slack: None,
+            fcgi: None,
         };
         let e = PlanBuilder::new()
             .finish(Some(plan.clone()), &Short)

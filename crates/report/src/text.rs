@@ -191,6 +191,19 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
             )
         )?;
     }
+    if let Some(f) = r.fcgi.as_ref().filter(|f| f.stderr_responses > 0) {
+        writeln!(
+            w,
+            "{}",
+            l10n(
+                "  FastCGI stderr on {} responses ({} bytes), first lines:",
+                &[&count(f.stderr_responses), &count(f.stderr_bytes)]
+            )
+        )?;
+        for line in &f.stderr_lines {
+            writeln!(w, "    {line}")?;
+        }
+    }
     if let Some(h) = &r.http2 {
         write!(
             w,

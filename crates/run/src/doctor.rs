@@ -87,7 +87,7 @@ pub fn gather(a: &Checkup, target: Option<&Target>) -> Findings {
     if let Some(t) = target {
         // HTTPS as yace run sets it up: the same roots, --cacert, --insecure.
         let tls = match t.scheme {
-            Scheme::Http => Ok(None),
+            Scheme::Http | Scheme::Fcgi => Ok(None),
             Scheme::Https => engine::tls::setup(&a.tls, &t.host, false).map(Some),
         };
         if let Err(e) = &tls {

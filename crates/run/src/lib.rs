@@ -210,10 +210,15 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
             return Err(failed(e, &notes));
         }
     };
+    if plan.target.unix.is_some() && !plan.socket.sources.is_empty() {
+        let e = "--source-addrs: a unix socket has no source address; leave it out, or use a \
+                 TCP URL";
+        return Err(failed(Error::usage(e.to_owned()), &notes));
+    }
     if let Err(e) = engine::check_sources(&plan, addr) {
         return Err(failed(Error::usage(e), &notes));
     }
-    if let Err(e) = engine::probe(addr, plan.timeouts.connect).or_else(|e| {
+    if let Err(e) = engine::probe_target(&plan, addr, plan.timeouts.connect).or_else(|e| {
         // A reset or abort after the handshake means something listens there:
         // let the run go on and classify what happens.
         match e.kind() {
@@ -223,10 +228,17 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
             _ => Err(e),
         }
     }) {
-        let e = Error::runtime(format!(
-            "cannot connect to {addr} for {url}: {e} (is the server running and listening \
-             there? check the host and port)"
-        ));
+        let e = match &plan.target.unix {
+            Some(sock) => Error::runtime(format!(
+                "cannot connect to the unix socket {sock} for {url}: {e} (is the server \
+                 running and listening there? check the path, and that this user may write \
+                 to the socket)"
+            )),
+            None => Error::runtime(format!(
+                "cannot connect to {addr} for {url}: {e} (is the server running and listening \
+                 there? check the host and port)"
+            )),
+        };
         return Err(failed(e, &notes));
     }
     // Every monitor is read once now: a typo or a page that is not there
@@ -542,6 +554,7 @@ impl Prepared {
             streams: h.streams,
             ..Default::default()
         });
+        let mut fcgi = plan.target.is_fcgi().then(stats::FcgiInfo::default);
         let mut extras = Vec::with_capacity(outputs.len());
         let mut flows = Vec::with_capacity(outputs.len());
         for ((rec, x), f, rep) in outputs {
@@ -577,6 +590,15 @@ impl Prepared {
                 h.goaways += rep.h2_goaways;
                 if let Some(m) = rep.h2_max_streams {
                     h.server_max_streams = Some(h.server_max_streams.map_or(m, |x| x.min(m)));
+                }
+            }
+            if let Some(f) = fcgi.as_mut() {
+                f.stderr_responses += rep.fcgi_stderr_responses;
+                f.stderr_bytes += rep.fcgi_stderr_bytes;
+                for line in rep.fcgi_stderr_lines {
+                    if f.stderr_lines.len() < 5 && !f.stderr_lines.contains(&line) {
+                        f.stderr_lines.push(line);
+                    }
                 }
             }
             if server_software.is_none() {
@@ -631,6 +653,7 @@ impl Prepared {
             },
             self.spelling,
         );
+        result.fcgi = fcgi;
         result.client.wakeups = Some(wakeups);
         result.client.socket_reads = Some(socket_calls.0);
         result.client.socket_writes = Some(socket_calls.1);

@@ -50,10 +50,24 @@ pub enum Detail {
     TooManyTrailers,
     /// A 101 Switching Protocols nobody asked for.
     Switching,
+    /// FastCGI: a record broke the protocol (version, type, request id,
+    /// a stream written after its end, a fixed body's length).
+    FcgiRecord,
+    /// FastCGI: the request completed without a complete CGI head.
+    FcgiNoHead,
+    /// FastCGI: `FCGI_END_REQUEST` said `FCGI_OVERLOADED`.
+    FcgiOverloaded,
+    /// FastCGI: `FCGI_END_REQUEST` said `FCGI_CANT_MPX_CONN`.
+    FcgiCantMpxConn,
+    /// FastCGI: `FCGI_END_REQUEST` said `FCGI_UNKNOWN_ROLE`.
+    FcgiUnknownRole,
+    /// FastCGI: `FCGI_END_REQUEST` had a protocol status the
+    /// specification does not define.
+    FcgiStatus,
 }
 
 impl Detail {
-    pub const COUNT: usize = 12;
+    pub const COUNT: usize = 18;
     pub const ALL: [Detail; Detail::COUNT] = [
         Detail::None,
         Detail::StatusLine,
@@ -67,6 +81,12 @@ impl Detail {
         Detail::TrailersTooLarge,
         Detail::TooManyTrailers,
         Detail::Switching,
+        Detail::FcgiRecord,
+        Detail::FcgiNoHead,
+        Detail::FcgiOverloaded,
+        Detail::FcgiCantMpxConn,
+        Detail::FcgiUnknownRole,
+        Detail::FcgiStatus,
     ];
 
     /// A limit, not a syntax error: the outcome is `header_too_large`.
@@ -96,6 +116,12 @@ impl Detail {
             Detail::TrailersTooLarge => "trailers_too_large",
             Detail::TooManyTrailers => "too_many_trailers",
             Detail::Switching => "switching",
+            Detail::FcgiRecord => "fcgi_record",
+            Detail::FcgiNoHead => "fcgi_no_head",
+            Detail::FcgiOverloaded => "fcgi_overloaded",
+            Detail::FcgiCantMpxConn => "fcgi_cant_mpx_conn",
+            Detail::FcgiUnknownRole => "fcgi_unknown_role",
+            Detail::FcgiStatus => "fcgi_status",
         }
     }
 
@@ -114,6 +140,12 @@ impl Detail {
             Detail::TrailersTooLarge => "the trailers are larger than --max-head",
             Detail::TooManyTrailers => "the trailers have more fields than --max-fields",
             Detail::Switching => "101 Switching Protocols, which was not asked for",
+            Detail::FcgiRecord => "a FastCGI record broke the protocol",
+            Detail::FcgiNoHead => "FastCGI: the request ended without a CGI response head",
+            Detail::FcgiOverloaded => "FastCGI: the application said FCGI_OVERLOADED",
+            Detail::FcgiCantMpxConn => "FastCGI: the application said FCGI_CANT_MPX_CONN",
+            Detail::FcgiUnknownRole => "FastCGI: the application said FCGI_UNKNOWN_ROLE",
+            Detail::FcgiStatus => "FastCGI: END_REQUEST's protocol status is not one defined",
         }
     }
 }

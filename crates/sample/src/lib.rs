@@ -73,7 +73,9 @@ pub enum Outcome {
     /// HTTP/2: the server reset the stream (RST_STREAM) or sent a malformed one.
     StreamReset,
     /// HTTP/2: the server refused the stream unprocessed (REFUSED_STREAM, or
-    /// GOAWAY), again after a retry.
+    /// GOAWAY), again after a retry. FastCGI: the application ended the
+    /// request refusing it (`FCGI_OVERLOADED`, `FCGI_CANT_MPX_CONN`,
+    /// `FCGI_UNKNOWN_ROLE`; `error_details` names which).
     StreamRefused,
     /// HTTP/2 was asked for and the server does not speak it.
     NoHttp2,

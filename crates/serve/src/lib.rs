@@ -153,7 +153,7 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use tokio::net::{TcpListener, TcpSocket};
+use tokio::net::{TcpListener, TcpSocket, UnixListener};
 
 pub use stats::Stats;
 use stream::{Rewind, Stream};
@@ -193,6 +193,9 @@ pub struct Config {
     /// Serve HTTPS with this certificate (HTTP/2 by ALPN); plain HTTP
     /// (HTTP/2 by prior knowledge) when `None`, the default.
     pub tls: Option<TlsIdentity>,
+    /// Listen on this unix-domain socket instead of `addr` (plain HTTP;
+    /// a stale socket file there is replaced, and removed at shutdown).
+    pub unix: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -204,6 +207,7 @@ impl Default for Config {
             h2_max_requests: None,
             hostile: Hostile::default(),
             tls: None,
+            unix: None,
         }
     }
 }
@@ -251,6 +255,8 @@ pub(crate) struct Shared {
 /// Dropping it shuts it down like [`Server::shutdown`].
 pub struct Server {
     addr: SocketAddr,
+    /// The unix socket it listens on (`Config::unix`).
+    unix: Option<std::path::PathBuf>,
     shared: Arc<Shared>,
     /// Dropping it (or sending) tells the server thread to stop.
     stop: Option<mpsc::Sender<()>>,
@@ -302,6 +308,7 @@ impl Server {
             h2_max_requests: config.h2_max_requests,
             tls_fingerprint: tls.map(TlsIdentity::fingerprint).transpose()?,
         });
+        let unix = config.unix.clone();
         let (stop, stop_rx) = mpsc::channel();
         let (stopped_tx, stopped) = mpsc::channel();
         let (ready_tx, ready_rx) = mpsc::sync_channel(1);
@@ -318,7 +325,12 @@ impl Server {
                     .enable_all()
                     .build()
                     .and_then(|rt| {
-                        let listener = rt.block_on(async { bind(config.addr) })?;
+                        let listener = rt.block_on(async {
+                            match &config.unix {
+                                Some(p) => bind_unix(p).map(Listener::Unix),
+                                None => bind(config.addr).map(Listener::Tcp),
+                            }
+                        })?;
                         Ok((rt, listener))
                     });
                 let (rt, listener) = match bound {
@@ -328,7 +340,10 @@ impl Server {
                         return;
                     }
                 };
-                let _ = ready_tx.send(listener.local_addr());
+                let _ = ready_tx.send(match &listener {
+                    Listener::Tcp(l) => l.local_addr(),
+                    Listener::Unix(_) => Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))),
+                });
                 rt.spawn(accept_loop(listener, thread_shared));
                 // Waiting on a plain channel rather than inside the runtime means
                 // stopping never depends on a wake-up reaching a runtime thread.
@@ -345,6 +360,7 @@ impl Server {
         match addr.and_then(|a| a) {
             Ok(addr) => Ok(Server {
                 addr,
+                unix,
                 shared,
                 stop: Some(stop),
                 stopped,
@@ -367,6 +383,9 @@ impl Server {
     /// is given as the loopback address of the same family, which is one a
     /// client can actually connect to.
     pub fn url(&self) -> String {
+        if let Some(p) = &self.unix {
+            return format!("unix:{}:/", p.display());
+        }
         let mut addr = self.addr;
         match addr.ip() {
             IpAddr::V4(ip) if ip.is_unspecified() => addr.set_ip(Ipv4Addr::LOCALHOST.into()),
@@ -414,6 +433,9 @@ impl Server {
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
+        if let Some(p) = &self.unix {
+            let _ = std::fs::remove_file(p);
+        }
     }
 }
 
@@ -436,7 +458,35 @@ fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
     socket.listen(LISTEN_BACKLOG)
 }
 
-async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+/// Where connections come from.
+enum Listener {
+    Tcp(TcpListener),
+    Unix(UnixListener),
+}
+
+/// Binds a unix-domain socket at `path`. A socket file left there (a server
+/// that was killed) is replaced; any other file is an error, not removed.
+fn bind_unix(path: &std::path::Path) -> io::Result<UnixListener> {
+    use std::os::unix::fs::FileTypeExt;
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if !meta.file_type().is_socket() {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("{} exists and is not a socket", path.display()),
+            ));
+        }
+        std::fs::remove_file(path)?;
+    }
+    let std = std::os::unix::net::UnixListener::bind(path)?;
+    std.set_nonblocking(true)?;
+    UnixListener::from_std(std)
+}
+
+async fn accept_loop(listener: Listener, shared: Arc<Shared>) {
+    let listener = match listener {
+        Listener::Tcp(l) => l,
+        Listener::Unix(l) => return accept_unix(l, shared).await,
+    };
     loop {
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
@@ -483,6 +533,25 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
                 });
             }
         }
+    }
+}
+
+/// [`accept_loop`] for a unix socket: plain HTTP/1.1 (and h2c by prior
+/// knowledge); `on_accept` closes (a unix socket has no reset).
+async fn accept_unix(listener: UnixListener, shared: Arc<Shared>) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        shared.counters.connection_accepted();
+        if shared.hostile.on_accept.is_some() {
+            continue;
+        }
+        tokio::spawn(h1::serve(Stream::Unix(stream), shared.clone()));
     }
 }
 

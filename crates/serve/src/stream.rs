@@ -5,35 +5,64 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
+use tokio::net::{TcpStream, UnixStream};
 
 pub(crate) enum Stream {
     Plain(TcpStream),
     Tls(Box<tokio_rustls::server::TlsStream<TcpStream>>),
+    /// `yace serve --unix`: a unix-domain connection (plain HTTP).
+    Unix(UnixStream),
 }
 
 impl Stream {
-    fn tcp(&self) -> &TcpStream {
-        match self {
-            Stream::Plain(s) => s,
-            Stream::Tls(t) => t.get_ref().0,
-        }
-    }
-
-    /// Closes with RST instead of FIN when dropped.
+    /// Closes with RST instead of FIN when dropped. A unix socket has no
+    /// reset: it just closes.
     pub(crate) fn set_zero_linger(&self) -> io::Result<()> {
-        self.tcp().set_zero_linger()
+        match self {
+            Stream::Plain(s) => s.set_zero_linger(),
+            Stream::Tls(t) => t.get_ref().0.set_zero_linger(),
+            Stream::Unix(_) => Ok(()),
+        }
     }
 
     /// Peeks at the socket (ciphertext under TLS: enough to see data or EOF).
     pub(crate) async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.tcp().peek(buf).await
+        match self {
+            Stream::Plain(s) => s.peek(buf).await,
+            Stream::Tls(t) => t.get_ref().0.peek(buf).await,
+            // Tokio's UnixStream has no peek: wait until readable, then
+            // peek without blocking (a false readiness is cleared by
+            // try_io's WouldBlock and waited on again).
+            Stream::Unix(s) => loop {
+                s.readable().await?;
+                let fd = std::os::fd::AsRawFd::as_raw_fd(s);
+                match s.try_io(tokio::io::Interest::READABLE, || {
+                    // SAFETY: fd is the stream's open socket; buf is valid for its length.
+                    let n = unsafe {
+                        libc::recv(
+                            fd,
+                            buf.as_mut_ptr() as *mut libc::c_void,
+                            buf.len(),
+                            libc::MSG_PEEK | libc::MSG_DONTWAIT,
+                        )
+                    };
+                    if n < 0 {
+                        Err(io::Error::last_os_error())
+                    } else {
+                        Ok(n as usize)
+                    }
+                }) {
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                    r => return r,
+                }
+            },
+        }
     }
 
     /// Whether TLS agreed on HTTP/2 by ALPN.
     pub(crate) fn alpn_h2(&self) -> bool {
         match self {
-            Stream::Plain(_) => false,
+            Stream::Plain(_) | Stream::Unix(_) => false,
             Stream::Tls(t) => t.get_ref().1.alpn_protocol() == Some(b"h2"),
         }
     }
@@ -41,7 +70,7 @@ impl Stream {
     /// Whether TLS agreed on any protocol by ALPN.
     pub(crate) fn alpn_agreed(&self) -> bool {
         match self {
-            Stream::Plain(_) => false,
+            Stream::Plain(_) | Stream::Unix(_) => false,
             Stream::Tls(t) => t.get_ref().1.alpn_protocol().is_some(),
         }
     }
@@ -56,6 +85,7 @@ impl AsyncRead for Stream {
         match self.get_mut() {
             Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
             Stream::Tls(t) => Pin::new(t.as_mut()).poll_read(cx, buf),
+            Stream::Unix(s) => Pin::new(s).poll_read(cx, buf),
         }
     }
 }
@@ -69,18 +99,21 @@ impl AsyncWrite for Stream {
         match self.get_mut() {
             Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
             Stream::Tls(t) => Pin::new(t.as_mut()).poll_write(cx, buf),
+            Stream::Unix(s) => Pin::new(s).poll_write(cx, buf),
         }
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Stream::Plain(s) => Pin::new(s).poll_flush(cx),
             Stream::Tls(t) => Pin::new(t.as_mut()).poll_flush(cx),
+            Stream::Unix(s) => Pin::new(s).poll_flush(cx),
         }
     }
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
             Stream::Tls(t) => Pin::new(t.as_mut()).poll_shutdown(cx),
+            Stream::Unix(s) => Pin::new(s).poll_shutdown(cx),
         }
     }
 }

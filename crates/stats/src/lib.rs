@@ -20,9 +20,9 @@ pub mod threshold;
 pub use behind::Behind;
 pub use recorder::{BodyLengths, Recorder, RecorderOptions, StepTotals, Totals};
 pub use result::{
-    BodyLength, CheckResult, ClientLoad, End, EndReason, Environment, Histograms, Http2Info,
-    IntervalHistogram, Marker, Paced, RunFacts, RunResult, SteerSegment, Steered, StepResult,
-    Summary, TlsInfo, UserSteerSegment, SATURATED, SCHEMA,
+    BodyLength, CheckResult, ClientLoad, End, EndReason, Environment, FcgiInfo, Histograms,
+    Http2Info, IntervalHistogram, Marker, Paced, RunFacts, RunResult, SteerSegment, Steered,
+    StepResult, Summary, TlsInfo, UserSteerSegment, SATURATED, SCHEMA,
 };
 pub use series::{SecondAcc, SecondRow, Series, INTERVAL_S};
 pub use shortfall::Shortfall;

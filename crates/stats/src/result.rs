@@ -53,6 +53,9 @@ pub struct RunResult {
     /// HTTP/2 facts; None for HTTP/1.1.
     #[serde(default)]
     pub http2: Option<Http2Info>,
+    /// FastCGI facts; absent for HTTP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fcgi: Option<FcgiInfo>,
     pub series: Vec<SecondRow>,
     pub histograms: Histograms,
     /// Scenario runs: figures per step, in step order.
@@ -200,6 +203,18 @@ pub struct Http2Info {
     /// Connections the server retired with GOAWAY (their unprocessed
     /// requests were re-sent: see `summary.retries`).
     pub goaways: u64,
+}
+
+/// FastCGI facts of a run (`fcgi://`, `fcgi+unix:` targets).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct FcgiInfo {
+    /// Responses that came with `FCGI_STDERR` output (PHP warnings and
+    /// notices, php-fpm's "Primary script unknown").
+    pub stderr_responses: u64,
+    /// Bytes of that output, all responses together.
+    pub stderr_bytes: u64,
+    /// Its first distinct lines (a few, each cut at 200 bytes).
+    pub stderr_lines: Vec<String>,
 }
 
 /// One scenario step's figures.
@@ -691,6 +706,7 @@ impl RunResult {
             server_software: f.server_software,
             tls: f.tls.clone(),
             http2: f.http2.clone(),
+            fcgi: None,
             series,
             histograms: Histograms {
                 latency: encode(&t.latency),

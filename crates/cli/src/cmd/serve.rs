@@ -69,6 +69,7 @@ pub fn run(a: ServeArgs) -> Result<u8, Failure> {
         h2_max_requests,
         hostile,
         tls,
+        unix: a.unix.clone(),
     };
     // The announcement a supervisor waits for, once the socket is bound
     // and the signals are watched.
@@ -83,11 +84,15 @@ pub fn run(a: ServeArgs) -> Result<u8, Failure> {
         } else {
             "http"
         };
-        writeln!(
-            out,
-            "yace serve: listening on {scheme}://{}/",
-            server.local_addr()
-        )?;
+        if a.unix.is_some() {
+            writeln!(out, "yace serve: listening on {}", server.url())?;
+        } else {
+            writeln!(
+                out,
+                "yace serve: listening on {scheme}://{}/",
+                server.local_addr()
+            )?;
+        }
         out.flush()
     };
     serve::serve_until_signal(config, announce).map_err(|e| {
@@ -96,7 +101,10 @@ pub fn run(a: ServeArgs) -> Result<u8, Failure> {
         } else {
             ""
         };
-        Failure::runtime(format!("cannot listen on {ip}:{}: {e}{hint}", a.port))
+        match &a.unix {
+            Some(p) => Failure::runtime(format!("cannot listen on {}: {e}", p.display())),
+            None => Failure::runtime(format!("cannot listen on {ip}:{}: {e}{hint}", a.port)),
+        }
     })?;
     Ok(exit::OK)
 }

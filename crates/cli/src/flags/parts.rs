@@ -143,6 +143,7 @@ pub(super) fn assemble(
         limits: s.limits,
         shard: None,
         timer_slack: s.timer_slack,
+        fcgi: None,
     }
 }
 

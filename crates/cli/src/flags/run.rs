@@ -105,6 +105,7 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         timer_slack: timer_slack(&mut b, &a.timer_slack),
     };
     let mut plan = assemble(target, request, load, requests, settings);
+    transport(a, &mut b, &mut plan);
     if let Some(list) = &a.source_addrs {
         match plan::source::SourceAddrs::parse(list) {
             Ok(s) => plan.socket.sources = s.0,
@@ -112,6 +113,66 @@ pub fn run_plan(a: &RunArgs, url: &str) -> Result<Plan, Diagnostics> {
         }
     }
     b.finish(Some(plan), &RunFlags)
+}
+
+/// `--unix-socket` and the FastCGI flags, checked against the URL's form.
+fn transport(a: &RunArgs, b: &mut PlanBuilder, plan: &mut Plan) {
+    if let Some(path) = &a.unix_socket {
+        let shown = path.display().to_string();
+        if plan.target.unix.is_some() {
+            b.error(
+                "--unix-socket",
+                format!("'{shown}' given, and the URL names a socket too"),
+                Some("give the socket once: in the URL (unix:SOCKET:/PATH) or with --unix-socket"),
+            );
+        } else if !path.is_absolute() {
+            b.error(
+                "--unix-socket",
+                format!("'{shown}' is not an absolute path"),
+                Some("give the socket's full path, e.g. /run/nginx.sock"),
+            );
+        } else {
+            plan.target.unix = Some(shown);
+        }
+    }
+    if plan.target.is_fcgi() {
+        plan.fcgi = Some(plan::FcgiOptions {
+            root: a.fcgi_root.clone().unwrap_or_default(),
+            keep_conn: a.fcgi_keep_conn,
+            https: a.fcgi_https,
+        });
+        // The connection's life is FastCGI's to say (FCGI_KEEP_CONN), and
+        // nginx's default is a connection per request.
+        plan.keepalive = a.fcgi_keep_conn;
+        if a.http2 {
+            b.error(
+                "--http2",
+                "FastCGI is its own protocol, not HTTP/2",
+                Some("leave --http2 out for an fcgi:// URL"),
+            );
+        }
+        if a.no_keepalive && a.fcgi_keep_conn {
+            b.error(
+                "--fcgi-keep-conn",
+                "given with --no-keepalive",
+                Some("FastCGI is a connection per request unless --fcgi-keep-conn; leave one out"),
+            );
+        }
+    } else {
+        for (given, flag) in [
+            (a.fcgi_root.is_some(), "--fcgi-root"),
+            (a.fcgi_keep_conn, "--fcgi-keep-conn"),
+            (a.fcgi_https, "--fcgi-https"),
+        ] {
+            if given {
+                b.error(
+                    flag,
+                    format!("is for FastCGI, and {} is not", plan.target.url),
+                    Some("use an fcgi://HOST:PORT/PATH or fcgi+unix:SOCKET:/PATH URL"),
+                );
+            }
+        }
+    }
 }
 
 /// `--timer-slack`: a duration from 0 to [`plan::MAX_TIMER_SLACK`].

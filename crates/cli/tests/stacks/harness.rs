@@ -316,6 +316,19 @@ impl Stack {
         })
     }
 
+    /// php-fpm's own access log (`access.log` in the pool), once it has
+    /// settled: (method, URI with query, status) per request the pool ran.
+    pub fn fpm_access_log(&self) -> Vec<(String, String, u16)> {
+        settled_lines(&self.dir.join("logs/php-fpm-access.log"), 0, SETTLE)
+            .iter()
+            .filter_map(|l| {
+                let mut f = l.split(' ');
+                let (m, p, s) = (f.next()?, f.next()?, f.next()?);
+                Some((m.to_owned(), p.to_owned(), s.parse().ok()?))
+            })
+            .collect()
+    }
+
     /// php-fpm's `pm.status_listen` socket, when the stack was started with it.
     pub fn fpm_status_socket(&self) -> Option<PathBuf> {
         (self.fpm.status_listen && self.fpm_listen().is_some())

@@ -12,6 +12,7 @@ mod ab;
 mod client;
 pub mod daemons;
 mod daemons_check;
+mod fcgi;
 pub mod harness;
 mod lifecycle;
 mod paced;

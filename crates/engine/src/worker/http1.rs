@@ -9,7 +9,7 @@ use crate::flow::Flow;
 use crate::http::io_connect_outcome;
 use crate::sys::{self, Connecting};
 use crate::tls::Handshake;
-use sample::{Outcome, Sink};
+use sample::{Detail, Outcome, Sink};
 use std::io::Write;
 
 impl<S: Sink, F: Flow> Worker<'_, S, F> {
@@ -213,6 +213,35 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
             // have slept through their arrival, else now.
             let at = stamp.map_or(now, |t| self.stamped(t, self.conns[idx].at.sent, now));
             match r {
+                Ok(0) if self.conns[idx].fcgi.is_some() => {
+                    self.fcgi_eof(idx, now);
+                    return;
+                }
+                Ok(n) if self.conns[idx].fcgi.is_some() => {
+                    let c = &mut self.conns[idx];
+                    if c.at.first_byte == 0 {
+                        c.at.first_byte = at;
+                    }
+                    c.job.bytes_in += n as u64;
+                    let fp = c.fcgi.as_mut().expect("a FastCGI slot");
+                    match fp.feed(&self.buf[..n]) {
+                        Ok(Progress::Done { consumed }) => {
+                            self.fcgi_done(idx, at, now, consumed == n);
+                            return;
+                        }
+                        Ok(Progress::NeedMore) => {
+                            if n < self.buf.len() && !c.peer_closed {
+                                return;
+                            }
+                        }
+                        Err(e) => {
+                            c.parser.detail = fcgi_detail(&e);
+                            self.close(idx);
+                            self.complete(idx, e.outcome(), now);
+                            return;
+                        }
+                    }
+                }
                 Ok(0) => {
                     let c = &mut self.conns[idx];
                     match c.parser.eof() {
@@ -305,6 +334,73 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
         self.go_on(idx, now, reuse);
     }
 
+    /// FastCGI: `FCGI_END_REQUEST` came (`whole`: nothing after it in the
+    /// read). Its status and body go where the sample takes them; stderr
+    /// is counted; a protocol status other than complete is the request's
+    /// refusal, named in its detail. The connection is reused only when
+    /// FCGI_KEEP_CONN was asked for and the framing held.
+    fn fcgi_done(&mut self, idx: usize, end: u64, now: u64, whole: bool) {
+        use crate::fcgi::ProtocolStatus;
+        let c = &mut self.conns[idx];
+        let fp = c.fcgi.as_mut().expect("a FastCGI slot");
+        if fp.stderr_len > 0 {
+            self.report.fcgi_stderr_responses += 1;
+            self.report.fcgi_stderr_bytes += fp.stderr_len;
+            note_stderr(&mut self.report.fcgi_stderr_lines, fp.stderr());
+        }
+        let status = fp
+            .end
+            .map_or(ProtocolStatus::RequestComplete, |e| e.protocol_status);
+        let refused = match status {
+            ProtocolStatus::RequestComplete => None,
+            ProtocolStatus::Overloaded => Some(Detail::FcgiOverloaded),
+            ProtocolStatus::CantMpxConn => Some(Detail::FcgiCantMpxConn),
+            ProtocolStatus::UnknownRole => Some(Detail::FcgiUnknownRole),
+            ProtocolStatus::Other(_) => Some(Detail::FcgiStatus),
+        };
+        if let Some(d) = refused {
+            c.parser.detail = d;
+            self.close(idx);
+            self.complete(idx, Outcome::StreamRefused, end);
+            return;
+        }
+        c.parser.status = fp.status;
+        c.parser.body_len = fp.body_len;
+        c.parser.keep_alive = self.cfg.keepalive;
+        if c.job.capture {
+            // The flow reads it as it would an HTTP/2 response: typed
+            // fields (the CGI `Status` is the status, not a field) and the
+            // body kept.
+            c.job.fields = Some(
+                fp.headers()
+                    .into_iter()
+                    .filter(|(n, _)| !n.eq_ignore_ascii_case("status"))
+                    .map(|(n, v)| (n, String::from_utf8_lossy(&v).into_owned()))
+                    .collect(),
+            );
+            c.job.captured.clear();
+            c.job.captured.extend_from_slice(fp.body());
+        }
+        let reuse = whole && self.cfg.keepalive && !c.peer_closed && c.st == St::Reading;
+        self.respond(idx, end, now, reuse);
+    }
+
+    /// FastCGI: the connection ended before `FCGI_END_REQUEST`.
+    fn fcgi_eof(&mut self, idx: usize, now: u64) {
+        use crate::fcgi::EofError;
+        let fp = self.conns[idx].fcgi.as_ref().expect("a FastCGI slot");
+        match fp.eof() {
+            Ok(()) => {}
+            Err(EofError::BeforeResponse) => {
+                self.failed_before_response(idx, Outcome::ClosedBeforeResponse)
+            }
+            Err(EofError::Incomplete) => {
+                self.close(idx);
+                self.complete(idx, Outcome::IncompleteBody, now);
+            }
+        }
+    }
+
     /// The server closed or reset before answering. On a reused keep-alive
     /// connection that is the stale-connection race: an idempotent request
     /// is re-sent once on a fresh connection and counted as a retry.
@@ -395,6 +491,38 @@ impl<S: Sink, F: Flow> Worker<'_, S, F> {
                 self.close(idx);
                 self.complete(idx, o, now);
             }
+        }
+    }
+}
+
+/// The detail a refused FastCGI response is counted under.
+fn fcgi_detail(e: &crate::fcgi::Error) -> Detail {
+    use crate::fcgi::Error as E;
+    match e {
+        E::HeadTooLarge => Detail::HeadTooLarge,
+        E::TooManyFields => Detail::TooManyFields,
+        E::HeaderLine => Detail::HeaderLine,
+        E::Status => Detail::StatusLine,
+        E::NoHead => Detail::FcgiNoHead,
+        _ => Detail::FcgiRecord,
+    }
+}
+
+/// Most stderr lines a worker keeps to show, and bytes of each.
+const STDERR_LINES: usize = 5;
+const STDERR_LINE_BYTES: usize = 200;
+
+/// Keeps the first lines of FastCGI stderr output, up to [`STDERR_LINES`]
+/// distinct ones (the same warning on every request is shown once).
+fn note_stderr(lines: &mut Vec<String>, stderr: &[u8]) {
+    for line in stderr.split(|&b| b == b'\n') {
+        if lines.len() >= STDERR_LINES {
+            return;
+        }
+        let line = String::from_utf8_lossy(&line[..line.len().min(STDERR_LINE_BYTES)]);
+        let line = line.trim();
+        if !line.is_empty() && !lines.iter().any(|l| l == line) {
+            lines.push(line.to_owned());
         }
     }
 }

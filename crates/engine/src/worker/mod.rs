@@ -64,6 +64,12 @@ pub(crate) enum Mode {
 #[derive(Debug)]
 pub(crate) struct WorkerConfig<'a> {
     pub addr: SocketAddr,
+    /// A unix-domain socket connections go to instead of `addr`.
+    pub unix: Option<&'a sys::UnixAddr>,
+    /// FastCGI instead of HTTP/1.1 on each slot's connection (design 018):
+    /// `request` is then already a FastCGI request, and a flow's own
+    /// requests are turned into one with this.
+    pub fcgi: Option<&'a crate::fcgi::cgi::Setup>,
     pub socket: &'a plan::SocketOptions,
     /// HTTPS: the shared client configuration.
     pub tls: Option<&'a TlsSetup>,
@@ -132,6 +138,11 @@ pub struct WorkerReport {
     /// This worker's planned requests not yet due (closed model: not yet
     /// started) when it stopped; None when the plan has no set number.
     pub not_yet_due: Option<u64>,
+    /// FastCGI: responses that came with `FCGI_STDERR` output, its bytes,
+    /// and its first lines (a few, each cut short).
+    pub fcgi_stderr_responses: u64,
+    pub fcgi_stderr_bytes: u64,
+    pub fcgi_stderr_lines: Vec<String>,
     /// The open model with journeys: arrivals that started a visit, or were
     /// cancelled at the end (the timetable's arrivals are visitors, not
     /// requests; dropped ones are counted as dropped requests).
@@ -188,6 +199,9 @@ struct Conn {
     gen: u32,
     st: St,
     parser: ResponseParser,
+    /// FastCGI: the response's decoder; what it read is copied into
+    /// `parser`'s status, body length and detail, which the sample takes.
+    fcgi: Option<Box<crate::fcgi::ResponseParser>>,
     /// Requests completed on the current socket.
     uses: u32,
     at: Timing,
@@ -249,6 +263,7 @@ impl Conn {
             gen: 0,
             st: St::Closed,
             parser: ResponseParser::default(),
+            fcgi: None,
             uses: 0,
             at: Timing::default(),
             job: InFlight {
@@ -381,6 +396,17 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
                 .map(|_| {
                     let mut c = Conn::new();
                     c.parser.set_limits(cfg.limits);
+                    if cfg.fcgi.is_some() {
+                        let limits = crate::fcgi::Limits {
+                            head_bytes: cfg.limits.head_bytes as usize,
+                            fields: cfg.limits.fields as usize,
+                            ..Default::default()
+                        };
+                        c.fcgi = Some(Box::new(crate::fcgi::ResponseParser::new(
+                            crate::fcgi::cgi::REQUEST_ID,
+                            limits,
+                        )));
+                    }
                     c
                 })
                 .collect(),
@@ -578,6 +604,20 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
         c.job.captured.clear();
         c.job.fields = None;
         c.parser.reset(c.job.head, capture_server);
+        if let Some(f) = c.fcgi.as_mut() {
+            f.reset(crate::fcgi::cgi::REQUEST_ID);
+            f.set_keep_body(if c.job.capture { CAPTURE_MAX } else { 0 });
+            if c.job.own_request {
+                // A flow's request is HTTP/1.1: sent as FastCGI.
+                let http = std::mem::take(&mut c.job.req);
+                let setup = self.cfg.fcgi.expect("FastCGI set up");
+                if crate::fcgi::cgi::encode(&http, setup, &mut c.job.req).is_err() {
+                    c.parser.detail = sample::Detail::None;
+                    self.complete(idx, Outcome::ProtocolError, now);
+                    return;
+                }
+            }
+        }
         match (&self.transport, c.st) {
             (Transport::Http2(_), _) => self.h2_begin(idx, now),
             (Transport::Http1, St::Idle) => self.write(idx, now),
@@ -593,10 +633,16 @@ impl<'a, S: Sink, F: Flow> Worker<'a, S, F> {
     /// for every response).
     fn dial(&mut self, idx: usize, gen: u32) -> Result<(RawFd, Connecting), Outcome> {
         let errno = |e: std::io::Error| io_connect_outcome(&e);
-        // `--source-addrs`: dealt by the slot's (or link's) global index.
-        let global = self.cfg.user_base + idx as u64 * self.cfg.user_stride;
-        let source = plan::source::source_for(&self.cfg.socket.sources, global);
-        let (fd, how) = sys::connect(&self.cfg.addr, self.cfg.socket, source).map_err(errno)?;
+        let (fd, how) = match self.cfg.unix {
+            Some(unix) => sys::connect_unix_nonblocking(unix, self.cfg.socket)
+                .map_err(|e| crate::http::unix_connect_outcome(&e))?,
+            None => {
+                // `--source-addrs`: dealt by the slot's (or link's) global index.
+                let global = self.cfg.user_base + idx as u64 * self.cfg.user_stride;
+                let source = plan::source::source_for(&self.cfg.socket.sources, global);
+                sys::connect(&self.cfg.addr, self.cfg.socket, source).map_err(errno)?
+            }
+        };
         if self.stamps {
             self.stamps = sys::receive_stamps(fd).is_ok();
         }

@@ -23,6 +23,7 @@ mod secrets;
 mod serve_h2;
 mod signals;
 mod sources;
+mod unix;
 
 use std::process::Output;
 
