@@ -85,7 +85,9 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
     if let Some(sw) = &r.server_software {
         writeln!(w, "- {}: `{}`", t("server"), cell(sw))?;
     }
-    if let Some(t) = &r.tls {
+    if r.tls.as_ref().is_some_and(|t| t.version.is_none()) {
+        writeln!(w, "- TLS: no handshake completed")?;
+    } else if let Some(t) = &r.tls {
         writeln!(
             w,
             "- TLS {} {}, certificate {}",

@@ -168,7 +168,17 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
     if let Some(sw) = &r.server_software {
         writeln!(w, "{}", l10n("  server: {}", &[sw]))?;
     }
-    if let Some(t) = &r.tls {
+    // No handshake completed: no certificate was checked, let alone verified.
+    if let Some(t) = r.tls.as_ref().filter(|t| t.version.is_none()) {
+        writeln!(
+            w,
+            "{}",
+            l10n(
+                "  TLS: no handshake completed ({} full, {} resumed)",
+                &[&count(t.full_handshakes), &count(t.resumed_handshakes)]
+            )
+        )?;
+    } else if let Some(t) = &r.tls {
         writeln!(
             w,
             "{}",

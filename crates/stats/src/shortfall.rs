@@ -539,7 +539,11 @@ mod tests {
             s.message
         );
         assert!(s.message.contains("15 of 20 users were never answered"));
-        assert!(!s.message.contains("  "), "a line break in the source: {}", s.message);
+        assert!(
+            !s.message.contains("  "),
+            "a line break in the source: {}",
+            s.message
+        );
     }
 
     #[test]

@@ -557,7 +557,9 @@ fn header(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
     if let Some(sw) = &r.server_software {
         fact(t("server says"), format!("<code>{}</code>", esc(sw)))?;
     }
-    if let Some(tls) = &r.tls {
+    if r.tls.as_ref().is_some_and(|t| t.version.is_none()) {
+        fact("TLS", t("no handshake completed").to_string())?;
+    } else if let Some(tls) = &r.tls {
         fact(
             "TLS",
             format!(

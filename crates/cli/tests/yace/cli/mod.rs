@@ -16,6 +16,7 @@ mod export;
 mod foreground;
 mod live;
 mod pane;
+mod preflight;
 mod report;
 mod run;
 mod schema;
