@@ -217,7 +217,7 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
             "{}",
             trf(
                 lang,
-                "  {} req/s supports about {} page views a day with {}% in reserve.",
+                "  {} req/s supports about {} views a day of the tested page (at its share of the site) with {}% in reserve.",
                 &[&num(rate), &num(views.round()), &num(headroom * 100.0)]
             )
         );
@@ -232,7 +232,7 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
         "{}",
         trf(
             lang,
-            "The rate to hold for {} page views a day",
+            "The rate to hold for {} views a day of the tested page (the site's rate = the page's ÷ its share)",
             &[&num(traffic.views_per_day)]
         )
     );
