@@ -21,8 +21,8 @@ fn percent(flag: &str, s: &str, bad: &mut Vec<String>, zero_ok: bool) -> f64 {
 
 /// A positive number.
 fn positive(flag: &str, s: &str, bad: &mut Vec<String>) -> f64 {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => v,
+    match plan::parse_amount(s) {
+        Some(v) if v > 0.0 => v,
         _ => {
             bad.push(format!("{flag}: '{s}' is not a positive number"));
             1.0

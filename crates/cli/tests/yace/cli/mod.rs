@@ -13,6 +13,7 @@ mod dashboard_control;
 mod doctor;
 mod errors;
 mod export;
+mod first_contact;
 mod foreground;
 mod live;
 mod pane;
