@@ -1,15 +1,18 @@
 //! The pre-flight: before any load, one exchange with the target on the
 //! protocol the run will speak — the TLS handshake with the run's own
-//! configuration (verification, `--cacert`, ALPN), and for HTTP/2 the
-//! connection preface answered by the server's SETTINGS. A mismatch
+//! configuration (verification, `--cacert`, ALPN), and for HTTP/2 without
+//! TLS the connection preface answered by the server's SETTINGS. A mismatch
 //! (`https://` to a plain port, a certificate nobody trusts, `http://` to a
 //! TLS port) then ends the run with one line and its fix, instead of a
 //! whole run of identical errors.
 //!
 //! It sends no request: the server's access log keeps exactly the requests
 //! the run reports (nginx logs a `400` for a connection that sent as much as
-//! an empty line, so plain HTTP/1.1 gets no exchange beyond the connect
-//! `prepare` already made; `yace doctor` sends a real `GET`).
+//! an empty line, so plain HTTP/1.1 gets no exchange beyond the connect;
+//! `yace doctor` sends a real `GET`). Its connection is the connect check's,
+//! one more at the server, an HTTP/2 one for h2c. A plain server that gets
+//! an `https://` run's ClientHello counts it as one unreadable request, as
+//! it would each of the run's.
 
 use engine::tls::TlsSetup;
 use engine::Outcome;
