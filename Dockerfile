@@ -29,8 +29,8 @@ COPY . .
 ARG YACE_COMMIT
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    cargo build --release --locked -p yace \
-    && install -D -m 0755 target/release/yace /out/yace
+    cargo build --profile dist --locked -p yace \
+    && install -D -m 0755 target/dist/yace /out/yace
 # Refuse a binary that would need a dynamic loader; prove it runs.
 RUN readelf -l /out/yace > /tmp/headers \
     && if grep -q 'program interpreter' /tmp/headers; then \

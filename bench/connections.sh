@@ -15,7 +15,7 @@
 #   PROCS         client processes sharing CONNS, nginx workers one more
 #                 (reuseport); auto: 1 unless one process's open-file
 #                 limit cannot hold CONNS                  [auto]
-#   YACE          path to a yace binary                    [build target/release/yace]
+#   YACE          path to a yace binary                    [build target/dist/yace]
 #   RESULTS_DIR   where the dated report is appended       [bench/out]
 #
 # What it reports: the connections `ss` sees established on nginx's port
@@ -81,9 +81,9 @@ WORKERS=1
 raise_nofile="ulimit -Hn $NOFILE 2>/dev/null || true; ulimit -n $NOFILE"
 
 if [[ -z ${YACE:-} ]]; then
-    log "building yace (release)"
-    (cd "$REPO" && cargo build --release -q -p yace) || die "cargo build failed"
-    YACE=$REPO/target/release/yace
+    log "building yace (the dist profile: the shipped build)"
+    (cd "$REPO" && cargo build --profile dist -q -p yace) || die "cargo build failed"
+    YACE=$REPO/target/dist/yace
 fi
 [[ -x $YACE ]] || die "no yace binary at $YACE"
 

@@ -43,7 +43,7 @@
 #   REPS      repetitions per mode and tool          [3; QUICK: 1]
 #   DURATION  seconds per run, "10" or "10s"         [10s; QUICK: 2s]
 #   QUICK=1   smoke mode; the report goes to bench/out/ instead of bench/results/
-#   YACE      path to a yace binary                  [build target/release/yace]
+#   YACE      path to a yace binary                  [build target/dist/yace]
 #   RESULTS_DIR  where the dated report is appended  [bench/results]
 #   SETTLE    seconds of rest before each run        [1]
 #   QUIET_MAX_BUSY  % busy of CPU 0 or 1 before a run above which we wait, then warn [10]
@@ -181,9 +181,10 @@ nginx -V 2>&1 | grep -q stub_status || die "this nginx lacks the stub_status mod
 # ------------------------------------------------------------------- yace --
 if has_tool yace || has_tool yace-mon || has_tool yace-kmon || has_tool yace-tui || has_tool yace-web || has_tool yace-prom; then
     if [[ -z ${YACE:-} ]]; then
-        log "building yace: cargo build --release -p yace"
-        (cd "$REPO" && cargo build --release -p yace) >&2
-        YACE="${CARGO_TARGET_DIR:-$REPO/target}/release/yace"
+        # The shipped build (fat LTO, one codegen unit), not the everyday one.
+        log "building yace: cargo build --profile dist -p yace"
+        (cd "$REPO" && cargo build --profile dist -p yace) >&2
+        YACE="${CARGO_TARGET_DIR:-$REPO/target}/dist/yace"
     fi
     [[ -x $YACE ]] || die "yace binary not found or not executable: $YACE"
 fi

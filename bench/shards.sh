@@ -7,7 +7,7 @@
 #   bench/shards.sh                                # 1 2 4 shards, 3 reps x 5 s
 #   SHARDS="1 2 4" REPS=3 DURATION=5 CONNS=64 bench/shards.sh
 #   PIN=0 bench/shards.sh                          # no pinning: all share both CPUs
-#   YACE=/path/to/yace bench/shards.sh             # skip `cargo build --release`
+#   YACE=/path/to/yace bench/shards.sh             # skip `cargo build --profile dist`
 #
 # Environment (defaults in brackets):
 #   SHARDS    shard counts to run                       ["1 2 4"]
@@ -17,7 +17,7 @@
 #             split over the shards                     [64]
 #   PIN       1: the server on CPU 1, every shard on CPU 0 (fixed hardware:
 #             what splitting costs); 0: no pinning      [1]
-#   YACE      the yace binary                           [target/release/yace, built]
+#   YACE      the yace binary                           [target/dist/yace, built]
 #   OUT       where the table and the raw results go    [bench/out/shards-<UTC time>]
 #
 # Needs root (or CAP_NET_ADMIN) for `ip netns`. Bounded: every process runs
@@ -44,8 +44,8 @@ OUT=${OUT:-$ROOT/bench/out/shards-$STAMP}
 mkdir -p "$OUT"
 
 if [ -z "${YACE:-}" ]; then
-    (cd "$ROOT" && cargo build --release -p yace >&2)
-    YACE=$ROOT/target/release/yace
+    (cd "$ROOT" && cargo build --profile dist -p yace >&2)
+    YACE=$ROOT/target/dist/yace
 fi
 [ -x "$YACE" ] || { echo "shards.sh: $YACE is not an executable" >&2; exit 2; }
 for t in ip jq curl taskset pgrep getconf /usr/bin/time timeout; do

@@ -31,7 +31,7 @@
 #                        connection (connection churn, re-sent streams); the
 #                        error client's timeouts reset streams, not connections
 #   SOAK_H2_GOAWAY       HTTP/2: requests per connection before GOAWAY [1000]
-#   YACE                 path to a yace binary                 [build target/release/yace]
+#   YACE                 path to a yace binary                 [build target/dist/yace]
 #   YACE_COMMIT          commit the binary was built from, for the report [the repo's HEAD]
 #   RESULTS_DIR          where a full-length run's report goes [bench/results]
 #
@@ -74,9 +74,10 @@ command -v taskset >/dev/null 2>&1 || die "taskset is missing (apt-get install u
 
 # ------------------------------------------------------------------- yace --
 if [[ -z ${YACE:-} ]]; then
-    log "building yace: cargo build --release -p yace"
-    (cd "$REPO" && cargo build --release -p yace) >&2
-    YACE="${CARGO_TARGET_DIR:-$REPO/target}/release/yace"
+    # The shipped build (fat LTO, one codegen unit), not the everyday one.
+    log "building yace: cargo build --profile dist -p yace"
+    (cd "$REPO" && cargo build --profile dist -p yace) >&2
+    YACE="${CARGO_TARGET_DIR:-$REPO/target}/dist/yace"
 fi
 [[ -x $YACE ]] || die "yace binary not found or not executable: $YACE"
 

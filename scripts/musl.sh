@@ -5,11 +5,12 @@
 # NEEDED), it says its version, and it runs a short load test against its
 # own embedded target.
 #
-#   scripts/musl.sh           build target/x86_64-unknown-linux-musl/release/yace and check it
+#   scripts/musl.sh           build target/x86_64-unknown-linux-musl/dist/yace and check it
 #
 # Needs rustup (it adds the target's standard library, once) and musl's
 # C compiler for ring's C and assembly (Debian: apt-get install
-# musl-tools). The release build takes a few minutes.
+# musl-tools). It builds the `dist` profile (fat LTO, one codegen unit: the
+# shipped build), which takes several minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,9 +25,9 @@ if ! rustup target list --installed 2>/dev/null | grep -qx "$triple"; then
     rustup target add "$triple"
 fi
 
-log "release build for $triple"
-cargo build --release --locked -p yace --target "$triple"
-bin="${CARGO_TARGET_DIR:-target}/$triple/release/yace"
+log "dist build for $triple"
+cargo build --profile dist --locked -p yace --target "$triple"
+bin="${CARGO_TARGET_DIR:-target}/$triple/dist/yace"
 
 log "static?"
 file "$bin" 2>/dev/null || true

@@ -5,7 +5,7 @@
 # its charts are drawn (the page is interactive). Medians of REPS runs.
 #
 #   bench/report/run.sh                # appends to bench/results/DATE-report-HOST.md
-#   REPS=3 YACE=target/release/yace bench/report/run.sh
+#   REPS=3 YACE=target/dist/yace bench/report/run.sh
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -13,8 +13,8 @@ REPS=${REPS:-5}
 OUT=$(mktemp -d /tmp/yace-report-bench.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
 if [ -z "${YACE:-}" ]; then
-    (cd "$REPO" && cargo build --release --locked -q -p yace)
-    YACE="$REPO/target/release/yace"
+    (cd "$REPO" && cargo build --profile dist --locked -q -p yace)
+    YACE="$REPO/target/dist/yace"
 fi
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 # Wall seconds and max RSS (KiB) of one command, from GNU time.

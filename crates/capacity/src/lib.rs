@@ -1,7 +1,8 @@
-//! Capacity arithmetic, step by step: from a day's page views to the
-//! request rate a server must hold at its peak (the calculation seed 003's
-//! author does by hand: 1,000,000 / 86,400 = 11.57 req/s; the page carries
-//! at most 40% of the traffic, so ×2.5 = 28.94; ×3 for the peak = 86.8),
+//! Capacity arithmetic, step by step: from a day's views of the tested page
+//! to the request rate a server must hold at its peak (the calculation seed
+//! 003's author does by hand: the home page's own 1,000,000 views / 86,400 =
+//! 11.57 req/s; the home page is 40% of the site's traffic, so the site's
+//! rate is the page's ÷ 40% (×2.5) = 28.94; ×3 for the peak = 86.8),
 //! and back from a measured rate to the page views it supports. Pure: every
 //! step carries its figure, its formula and the assumption behind it, so
 //! the front end prints them and nothing is hidden.
@@ -24,10 +25,10 @@ pub enum Peak {
 /// What the traffic is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Traffic {
-    /// Page views in a day.
+    /// The tested page's own views in a day (not the site's).
     pub views_per_day: f64,
-    /// The share of the site's traffic the tested page carries (0–1]; the
-    /// rate is divided by it (a front page with 40% of the traffic: ×2.5).
+    /// The share of the site's traffic the tested page carries (0–1]: the
+    /// site's rate is the page's ÷ it (a front page with 40%: ×2.5).
     pub share: f64,
     /// Requests per page view (assets, API calls): 1 for the page alone.
     pub requests_per_view: f64,
@@ -58,8 +59,8 @@ pub fn required(t: &Traffic) -> Vec<Step> {
     let mut steps = Vec::new();
     let avg = t.views_per_day / SECONDS_PER_DAY;
     steps.push(Step {
-        what: "average rate over the day",
-        formula: format!("{} views / 86,400 s", num(t.views_per_day)),
+        what: "the page's average rate over the day",
+        formula: format!("{} views of the page / 86,400 s", num(t.views_per_day)),
         value: avg,
         unit: "req/s",
         assumption: "traffic spread over the whole day",
@@ -78,11 +79,12 @@ pub fn required(t: &Traffic) -> Vec<Step> {
     if t.share < 1.0 {
         rate /= t.share;
         steps.push(Step {
-            what: "the page's share of the traffic",
+            what: "the site's rate: the page's ÷ its share",
             formula: format!("÷ {}% (× {})", num(t.share * 100.0), num(1.0 / t.share)),
             value: rate,
             unit: "req/s",
-            assumption: "the tested page carries at most this share of the site's traffic",
+            assumption: "the tested page is this share of the site's traffic; the rest of the \
+                         site costs the server what the page does",
         });
     }
     match t.peak {
@@ -135,7 +137,8 @@ pub fn required(t: &Traffic) -> Vec<Step> {
     steps
 }
 
-/// The page views a day that a measured rate supports, under the same
+/// The tested page's views a day that a measured rate supports (the site
+/// around it: ÷ the page's share), under the same
 /// assumptions, keeping `headroom` of it in reserve (0.25: the server runs
 /// at 75% of what it was measured to hold). Steps, the last one the answer.
 pub fn supported(rate: f64, t: &Traffic, headroom: f64) -> Vec<Step> {
@@ -157,9 +160,10 @@ pub fn supported(rate: f64, t: &Traffic, headroom: f64) -> Vec<Step> {
     };
     let views = usable * t.share / t.requests_per_view / peak_to_avg * SECONDS_PER_DAY;
     steps.push(Step {
-        what: "page views a day",
+        what: "the tested page's views a day",
         formula: format!(
-            "× {}% share ÷ {} requests per view ÷ {} peak-to-average × 86,400 s",
+            "× {}% (the page's share of the site) ÷ {} requests per view ÷ {} peak-to-average \
+             × 86,400 s",
             num(t.share * 100.0),
             num(t.requests_per_view),
             num(peak_to_avg)

@@ -653,10 +653,12 @@ pub struct ProbeArgs {
 /// `yace capacity`: the rate a server must hold, from its traffic.
 #[derive(Debug, Args)]
 pub struct CapacityArgs {
-    /// Page views a day (`1M`, `250k`).
+    /// The tested page's own views a day (`1M`, `250k`), not the whole
+    /// site's: the site's rate is the page's ÷ --share.
     #[arg(long = "pageviews", value_name = "N")]
     pub pageviews: Option<String>,
-    /// The tested page's share of the site's traffic, e.g. `40%`.
+    /// The tested page's share of the site's traffic, e.g. `40%`: the site's
+    /// rate = the page's rate ÷ this share.
     #[arg(long = "share", value_name = "PCT", default_value = "100%")]
     pub share: String,
     /// Requests per page view (assets and API calls from this server).
@@ -674,7 +676,7 @@ pub struct CapacityArgs {
     /// Page views per visit, with --visit.
     #[arg(long = "views-per-visit", value_name = "N", default_value = "1")]
     pub views_per_visit: String,
-    /// Backwards: the page views a day this many req/s supports.
+    /// Backwards: the tested page's views a day this many req/s supports.
     #[arg(long = "supports", value_name = "RATE", conflicts_with = "pageviews")]
     pub supports: Option<String>,
     /// Backwards, from a result: its responses/s (and mean latency as the

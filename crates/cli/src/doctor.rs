@@ -92,8 +92,8 @@ fn sources_arg(s: &str) -> Result<plan::source::SourceAddrs, String> {
 }
 
 fn rate_arg(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+    match plan::parse_amount(s) {
+        Some(r) if r > 0.0 => Ok(r),
         _ => Err(format!(
             "'{s}' is not a positive number of connections per second (e.g. --rate 5000)"
         )),

@@ -76,12 +76,65 @@ impl From<::run::Error> for Failure {
     }
 }
 
-/// The exit code for how a run ended: a signal first, then thresholds.
+/// The exit code for how a run ended: a signal first, then a run in which
+/// every request failed, then thresholds.
 pub fn exit_code<X>(done: &Finished<X>) -> u8 {
     match done.stopped_by {
         Some(StopCause::Terminated) => exit::SIGTERM,
         Some(StopCause::Interrupted) => exit::SIGINT,
+        // A run made only of errors is no measurement: it fails like an
+        // unreachable target, whatever the thresholds said.
+        None if done.all_failed() => exit::RUNTIME,
         None if done.breached() => exit::THRESHOLD,
         None => exit::OK,
     }
+}
+
+/// What a run made only of errors ends with (on stderr, after the
+/// summary): why its exit code is not 0, and its most common error class.
+pub fn all_failed_line<X>(done: &Finished<X>) -> Option<String> {
+    if done.stopped_by.is_some() || !done.all_failed() {
+        return None;
+    }
+    let r = &done.result;
+    let worst = r
+        .outcomes
+        .iter()
+        .filter(|(o, _)| o.is_error())
+        .max_by_key(|(_, n)| **n)
+        .map(|(o, n)| format!("; most were {} ({})", o.name(), report::count(*n)))
+        .unwrap_or_default();
+    let t = &r.plan.target;
+    let fix = match plain_to_tls(r) {
+        Some(https) => format!("; {}:{} speaks TLS: use {https}", t.host, t.port),
+        None => format!(
+            ": the run measured no server; the errors above say why, and `yace doctor '{}'` \
+             checks the target",
+            t.url
+        ),
+    };
+    Some(format!(
+        "every request failed ({} errors, not one response){worst}{fix}",
+        report::count(r.summary.errors)
+    ))
+}
+
+/// A plain `http://` run whose every answer was not even an HTTP status
+/// line, against a port that speaks TLS: the `https://` URL to use instead.
+/// Only then is the port asked (a ClientHello, which an HTTP server would
+/// count as one more, unreadable, request).
+fn plain_to_tls(r: &stats::RunResult) -> Option<String> {
+    use std::net::ToSocketAddrs;
+    let t = &r.plan.target;
+    let rest = t.url.strip_prefix("http://")?;
+    let not_http = r
+        .error_details
+        .iter()
+        .find_map(|(d, n)| (d.name() == "status_line").then_some(*n));
+    if not_http != Some(r.summary.errors) {
+        return None;
+    }
+    let addr = (t.host.as_str(), t.port).to_socket_addrs().ok()?.next()?;
+    ::run::preflight::speaks_tls(addr, &t.host, ::run::probe::CONNECT_TIMEOUT)
+        .then(|| format!("https://{rest}"))
 }

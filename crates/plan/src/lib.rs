@@ -553,6 +553,24 @@ pub fn parse_duration(source: impl Into<Source>, s: &str) -> Result<Duration, Di
     })
 }
 
+/// A rate or other amount (not necessarily whole) with the counts' SI
+/// suffixes, so every count and rate flag reads `10k` alike: `2.5`,
+/// `1000`, `1k`, `1.5M`. `None` unless finite and ≥ 0.
+pub fn parse_amount(s: &str) -> Option<f64> {
+    let t = s.trim().replace('_', "");
+    let (num, mul) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1e3),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1e6),
+        Some('g' | 'G') => (&t[..t.len() - 1], 1e9),
+        _ => (&t[..], 1.0),
+    };
+    num.trim()
+        .parse::<f64>()
+        .ok()
+        .map(|v| v * mul)
+        .filter(|v| v.is_finite() && *v >= 0.0)
+}
+
 /// Parses a count with an optional SI suffix: `100`, `10k`, `1.5M`, `2G`.
 pub fn parse_count(source: impl Into<Source>, s: &str) -> Result<u64, Diagnostic> {
     let t = s.trim().replace('_', "");

@@ -298,9 +298,11 @@ pub fn notes(r: &RunResult, style: &AbStyle) -> Vec<String> {
         );
     }
     n.push(format!(
-        "{} worker threads; all connections opened at the start; percentiles at microsecond \
-         resolution.",
-        r.client.threads
+        "{}; all connections opened at the start; percentiles at microsecond resolution.",
+        match r.client.threads {
+            1 => "1 worker thread".to_owned(),
+            n => format!("{n} worker threads"),
+        }
     ));
     let mut failures: Vec<(Outcome, u64)> = r
         .outcomes

@@ -161,7 +161,7 @@ fn change(base: Option<f64>, v: Option<f64>) -> String {
 fn caveats(runs: &[(String, RunResult)], lang: Lang) -> Vec<String> {
     let mut out = vec![tr(
         lang,
-        "a comparison of single runs cannot tell whether a difference is real: repeat each run and compare the spread (the lab, to come, does this with statistics)",
+        "a comparison of single runs cannot tell whether a difference is real: repeat each run and compare the spread (yace compare and yace lab do this with statistics)",
     )
     .to_string()];
     let models: Vec<String> = runs.iter().map(|(_, r)| model_in(r, lang)).collect();

@@ -122,6 +122,35 @@ pub fn markup(s: &str) -> String {
     out
 }
 
+/// What a run sent, for its title, as (what, where): `GET` and the URL; for
+/// a scenario, `scenario` and its steps before the base URL (`POST /echo ·
+/// http://…/`), since the plan's request line is not what it sent.
+pub fn request_line(r: &stats::RunResult, lang: crate::lang::Lang) -> (String, String) {
+    let url = &r.plan.target.url;
+    if r.steps.is_empty() {
+        return (r.plan.request.method.clone(), url.clone());
+    }
+    const SHOWN: usize = 3;
+    let names: Vec<&str> = r
+        .steps
+        .iter()
+        .take(SHOWN)
+        .map(|s| s.name.as_str())
+        .collect();
+    let mut steps = names.join(" → ");
+    if r.steps.len() > SHOWN {
+        steps.push_str(&crate::lang::trf(
+            lang,
+            " → … ({} steps)",
+            &[&r.steps.len()],
+        ));
+    }
+    (
+        crate::lang::tr(lang, "scenario").to_owned(),
+        format!("{steps} · {url}"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

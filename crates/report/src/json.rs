@@ -17,7 +17,20 @@ pub fn schema(text: &str) -> Result<Option<String>, String> {
     struct Tag {
         schema: Option<serde_json::Value>,
     }
-    let tag: Tag = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    // A result is a JSON object: anything else (an access log, whose
+    // `127.0.0.1` reads as the number 127.0) is said so, not in serde's
+    // words about the struct it was read into.
+    if !text.trim_start().starts_with('{') {
+        return Err("not a yace result: it is not a JSON object (a result starts with '{')".into());
+    }
+    let tag: Tag = serde_json::from_str(text).map_err(|e| {
+        if e.is_data() {
+            "not a yace result: its \"schema\" is not a name".to_string()
+        } else {
+            // Syntax and end of file: the place is what helps.
+            format!("not JSON: {e}")
+        }
+    })?;
     Ok(tag.schema.and_then(|s| s.as_str().map(str::to_string)))
 }
 

@@ -20,4 +20,4 @@ pub mod markdown;
 pub mod monitor;
 pub mod text;
 
-pub use fmt::{actual, bytes, count, duration_us, markup, pad, width};
+pub use fmt::{actual, bytes, count, duration_us, markup, pad, request_line, width};

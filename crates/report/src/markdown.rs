@@ -41,12 +41,8 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
     let s = &r.summary;
     let t = |en: &'static str| tr(lang, en);
     let (model, end) = (model_in(r, lang), end_in(r, lang));
-    writeln!(
-        w,
-        "# {} {}\n",
-        r.plan.request.method,
-        cell(&r.plan.target.url)
-    )?;
+    let (what, at) = crate::request_line(r, lang);
+    writeln!(w, "# {what} {}\n", cell(&at))?;
     if r.end.partial {
         writeln!(
             w,
@@ -86,7 +82,9 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
     if let Some(sw) = &r.server_software {
         writeln!(w, "- {}: `{}`", t("server"), cell(sw))?;
     }
-    if let Some(t) = &r.tls {
+    if r.tls.as_ref().is_some_and(|t| t.version.is_none()) {
+        writeln!(w, "- TLS: no handshake completed")?;
+    } else if let Some(t) = &r.tls {
         writeln!(
             w,
             "- TLS {} {}, certificate {}",
@@ -291,6 +289,12 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
         )?;
         writeln!(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: |")?;
         for st in &r.steps {
+            // A step that never completed a request has no latency: a dash,
+            // not 0µs.
+            let us = |v: Option<f64>| match (st.latency.count, v) {
+                (0, _) | (_, None) => "—".to_string(),
+                (_, Some(v)) => duration_us(v),
+            };
             writeln!(
                 w,
                 "| {} | {} | {} | {} | {} | {} | {} |",
@@ -298,9 +302,9 @@ pub fn report_in(r: &RunResult, mut w: impl Write, lang: Lang) -> io::Result<()>
                 count(st.requests),
                 count(st.errors),
                 count(st.non_2xx),
-                duration_us(st.latency.at(50.0).unwrap_or(0.0)),
-                duration_us(st.latency.at(99.0).unwrap_or(0.0)),
-                duration_us(st.latency.max_us)
+                us(st.latency.at(50.0)),
+                us(st.latency.at(99.0)),
+                us(Some(st.latency.max_us))
             )?;
         }
     }

@@ -157,7 +157,8 @@ pub fn summary_with(r: &RunResult, w: impl Write, graphs: bool) -> io::Result<()
 pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) -> io::Result<()> {
     let s = &r.summary;
     let l10n = |en: &'static str, args: &[&dyn std::fmt::Display]| trf(lang, en, args);
-    writeln!(w, "{} {}", r.plan.request.method, r.plan.target.url)?;
+    let (what, at) = crate::request_line(r, lang);
+    writeln!(w, "{what} {at}")?;
     writeln!(
         w,
         "  {}  ·  {:.2}s ({})",
@@ -168,7 +169,17 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
     if let Some(sw) = &r.server_software {
         writeln!(w, "{}", l10n("  server: {}", &[sw]))?;
     }
-    if let Some(t) = &r.tls {
+    // No handshake completed: no certificate was checked, let alone verified.
+    if let Some(t) = r.tls.as_ref().filter(|t| t.version.is_none()) {
+        writeln!(
+            w,
+            "{}",
+            l10n(
+                "  TLS: no handshake completed ({} full, {} resumed)",
+                &[&count(t.full_handshakes), &count(t.resumed_handshakes)]
+            )
+        )?;
+    } else if let Some(t) = &r.tls {
         writeln!(
             w,
             "{}",
@@ -337,10 +348,17 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
             writeln!(
                 w,
                 "{}",
-                l10n(
-                    "  Body        {} bytes first; length varied in {} responses ({}–{} bytes): information, not failure",
-                    &[&first, &count(b.varied), &b.min, &b.max]
-                )
+                if b.varied == 1 {
+                    l10n(
+                        "  Body        {} bytes first; length varied in 1 response ({}–{} bytes): information, not failure",
+                        &[&first, &b.min, &b.max],
+                    )
+                } else {
+                    l10n(
+                        "  Body        {} bytes first; length varied in {} responses ({}–{} bytes): information, not failure",
+                        &[&first, &count(b.varied), &b.min, &b.max],
+                    )
+                }
             )?;
         } else {
             writeln!(
@@ -535,6 +553,12 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
             "p99"
         )?;
         for st in &r.steps {
+            // A step that never completed a request has no latency: a dash,
+            // not 0µs.
+            let us = |v: Option<f64>| match (st.latency.count, v) {
+                (0, _) | (_, None) => "—".to_string(),
+                (_, Some(v)) => duration_us(v),
+            };
             writeln!(
                 w,
                 "              {:<20} {:>10} {:>8} {:>8} {:>10} {:>10}",
@@ -542,8 +566,8 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
                 count(st.requests),
                 count(st.errors),
                 count(st.non_2xx),
-                duration_us(st.latency.at(50.0).unwrap_or(0.0)),
-                duration_us(st.latency.at(99.0).unwrap_or(0.0)),
+                us(st.latency.at(50.0)),
+                us(st.latency.at(99.0)),
             )?;
         }
     }
@@ -621,7 +645,8 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
             .iter()
             .map(|(name, cpu_s)| {
                 let share = if c.cpu_s > 0.0 {
-                    format!(" ({:.1}%)", 100.0 * cpu_s / c.cpu_s)
+                    let pct = format!("{:.1}", 100.0 * cpu_s / c.cpu_s);
+                    l10n(" ({}% of the workers' CPU)", &[&pct])
                 } else {
                     String::new()
                 };
@@ -631,10 +656,7 @@ pub fn summary_in(r: &RunResult, mut w: impl Write, graphs: bool, lang: Lang) ->
         writeln!(
             w,
             "{}",
-            l10n(
-                "              watching cost {} (of the workers' CPU)",
-                &[&parts.join(", ")]
-            )
+            l10n("              watching cost {}", &[&parts.join(", ")])
         )?;
     }
     if let Some(m) = &r.monitor {

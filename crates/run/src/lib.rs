@@ -21,6 +21,7 @@ pub mod doctor;
 mod error;
 mod flow;
 mod output;
+pub mod preflight;
 pub mod probe;
 
 pub use error::Error;
@@ -193,13 +194,16 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
         notes.push(Note::Embedded { url: e.url() });
     }
     let failed = |e: Error, notes: &[Note]| e.with_notes(notes.to_vec());
-    if let Err(e) = engine::tls_setup(&plan) {
-        let message = match &e {
-            engine::EngineError::Tls(t) => tls_message(t, spelling),
-            other => other.to_string(),
-        };
-        return Err(failed(Error::usage(message), &notes));
-    }
+    let tls = match engine::tls_setup(&plan) {
+        Ok(tls) => tls,
+        Err(e) => {
+            let message = match &e {
+                engine::EngineError::Tls(t) => tls_message(t, spelling),
+                other => other.to_string(),
+            };
+            return Err(failed(Error::usage(message), &notes));
+        }
+    };
     let addr = match engine::resolve(&plan) {
         Ok(a) => a,
         Err(e) => {
@@ -218,28 +222,55 @@ pub fn prepare(job: Job) -> Result<Prepared, Error> {
     if let Err(e) = engine::check_sources(&plan, addr) {
         return Err(failed(Error::usage(e), &notes));
     }
-    if let Err(e) = engine::probe_target(&plan, addr, plan.timeouts.connect).or_else(|e| {
+    // One exchange on the run's protocol (the TLS handshake with ALPN, the
+    // HTTP/2 preface): a mismatch is one line and its fix, not a run of
+    // identical errors. It is also the connect check; plain HTTP/1.1 only
+    // connects (any byte more would be a request in the server's log). A
+    // unix socket is only connected to.
+    let http2 = plan.http2.is_some();
+    let unix = plan.target.unix.clone();
+    let preflight = unix.is_none() && preflight::needed(tls.is_some(), http2);
+    let connected = if preflight {
+        std::net::TcpStream::connect_timeout(&addr, plan.timeouts.connect).map(Some)
+    } else {
+        engine::probe_target(&plan, addr, plan.timeouts.connect).map(|_| None)
+    };
+    let connected = connected.or_else(|e| {
         // A reset or abort after the handshake means something listens there:
         // let the run go on and classify what happens.
         match e.kind() {
-            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted => {
-                Ok(Duration::ZERO)
-            }
+            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted => Ok(None),
             _ => Err(e),
         }
-    }) {
-        let e = match &plan.target.unix {
-            Some(sock) => Error::runtime(format!(
-                "cannot connect to the unix socket {sock} for {url}: {e} (is the server \
-                 running and listening there? check the path, and that this user may write \
-                 to the socket)"
-            )),
-            None => Error::runtime(format!(
-                "cannot connect to {addr} for {url}: {e} (is the server running and listening \
-                 there? check the host and port)"
-            )),
-        };
-        return Err(failed(e, &notes));
+    });
+    let tcp = match connected {
+        Ok(tcp) => tcp,
+        Err(e) => {
+            let e = match &unix {
+                Some(sock) => Error::runtime(format!(
+                    "cannot connect to the unix socket {sock} for {url}: {e} (is the server \
+                     running and listening there? check the path, and that this user may \
+                     write to the socket)"
+                )),
+                None => Error::runtime(format!(
+                    "cannot connect to {addr} for {url}: {e} (is the server running and \
+                     listening there? check the host and port)"
+                )),
+            };
+            return Err(failed(e, &notes));
+        }
+    };
+    if let Some(tcp) = tcp {
+        // The run's own request timeout, within the probe's bounds.
+        let timeout = plan
+            .timeouts
+            .request
+            .min(probe::RESPONSE_TIMEOUT)
+            .max(plan.timeouts.connect);
+        if let Err(m) = preflight::exchange(tcp, tls.as_ref(), http2, timeout) {
+            let e = Error::runtime(preflight::message(&m, &url, addr, http2, spelling));
+            return Err(failed(e, &notes));
+        }
     }
     // Every monitor is read once now: a typo or a page that is not there
     // fails before any load is sent, with every problem at once.
@@ -310,6 +341,14 @@ impl<X> Finished<X> {
     /// A threshold was breached.
     pub fn breached(&self) -> bool {
         self.result.thresholds.iter().any(|t| !t.passed)
+    }
+
+    /// Every request that ended failed: errors, and not one response. Such
+    /// a run measured nothing of the server (a run cut short before any
+    /// request ended, with no errors, is not one).
+    pub fn all_failed(&self) -> bool {
+        let s = &self.result.summary;
+        s.errors > 0 && s.responses == 0
     }
 }
 

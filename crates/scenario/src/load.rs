@@ -137,7 +137,9 @@ impl LoadSpec {
                 .ok_or_else(|| {
                     format!(
                         "{} is not longer than the scenario's ramp_up ({}) plus ramp_down ({}); \
-                     -d is the whole run, ramps included",
+                     -d is the whole run, ramps included: give a longer -d, or shorten the \
+                     ramps with --ramp-up/--ramp-down (--ramp-up 0s starts every user at \
+                     once)",
                         show(length),
                         show(up),
                         show(down)

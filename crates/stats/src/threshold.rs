@@ -77,7 +77,8 @@ fn parse_latency(v: &str) -> Option<f64> {
     } else if let Some(n) = v.strip_suffix('s') {
         (n, 1e6)
     } else {
-        return None;
+        // A bare number is seconds, as in every duration yace reads (-d 5).
+        (v, 1e6)
     };
     num.trim()
         .parse::<f64>()
@@ -147,7 +148,10 @@ impl Threshold {
         }
         let (value, percent) = if latency {
             let us = parse_latency(v).ok_or_else(|| {
-                format!("'{expr}': '{v}' is not a duration with a unit (200ms, 1s, 500us)")
+                format!(
+                    "'{expr}': '{v}' is not a duration (200ms, 1s, 500us; a bare number is \
+                     seconds)"
+                )
             })?;
             (us, false)
         } else if let Some(p) = v.strip_suffix('%') {
@@ -474,11 +478,20 @@ mod tests {
         assert!(e.contains("write it with %"), "{e}");
     }
 
+    /// One rule for bare numbers in durations: seconds, as `-d 5` is.
+    #[test]
+    fn a_bare_latency_bound_is_seconds() {
+        let bare = Threshold::parse("p99<3", None).unwrap();
+        let unit = Threshold::parse("p99<3s", None).unwrap();
+        assert_eq!((bare.value, bare.bound_shown()), (unit.value, 3000.0));
+    }
+
     #[test]
     fn bad_thresholds_say_what_to_write() {
         for bad in [
             "p99 200ms",
-            "p99<200",
+            "p99<lots",
+            "p99<1m",
             "latency<1s",
             "rps>5%",
             "p101<1s",

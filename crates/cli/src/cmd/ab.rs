@@ -259,6 +259,9 @@ pub fn run(a: AbArgs) -> Result<u8, Failure> {
     driver::write_json(r, json_out)?;
     // ab's own report stays in English; yace's page follows YACE_LANG or the locale.
     driver::write_html(r, html_out, driver::language(None))?;
+    if let Some(line) = crate::failure::all_failed_line(&done) {
+        eprintln!("error: {line}");
+    }
     Ok(exit_code(&done))
 }
 

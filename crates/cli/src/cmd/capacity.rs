@@ -21,8 +21,8 @@ fn percent(flag: &str, s: &str, bad: &mut Vec<String>, zero_ok: bool) -> f64 {
 
 /// A positive number.
 fn positive(flag: &str, s: &str, bad: &mut Vec<String>) -> f64 {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => v,
+    match plan::parse_amount(s) {
+        Some(v) if v > 0.0 => v,
         _ => {
             bad.push(format!("{flag}: '{s}' is not a positive number"));
             1.0
@@ -217,7 +217,7 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
             "{}",
             trf(
                 lang,
-                "  {} req/s supports about {} page views a day with {}% in reserve.",
+                "  {} req/s supports about {} views a day of the tested page (at its share of the site) with {}% in reserve.",
                 &[&num(rate), &num(views.round()), &num(headroom * 100.0)]
             )
         );
@@ -232,7 +232,7 @@ pub fn run(a: CapacityArgs) -> Result<u8, Failure> {
         "{}",
         trf(
             lang,
-            "The rate to hold for {} page views a day",
+            "The rate to hold for {} views a day of the tested page (the site's rate = the page's ÷ its share)",
             &[&num(traffic.views_per_day)]
         )
     );

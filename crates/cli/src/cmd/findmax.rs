@@ -73,12 +73,8 @@ fn refuse_run_flags(a: &FindMaxArgs) -> Result<(), Failure> {
 }
 
 fn rate_flag(flag: &str, s: &str) -> Result<f64, String> {
-    let v: f64 = match s.trim().parse::<f64>() {
-        Ok(v) => v,
-        Err(_) => plan::parse_count(flag, s)
-            .map_err(|_| format!("{flag} {s}: not a rate (e.g. 100, 2.5, 10k)"))?
-            as f64,
-    };
+    let v = plan::parse_amount(s)
+        .ok_or_else(|| format!("{flag} {s}: not a rate (e.g. 100, 2.5, 10k)"))?;
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
@@ -582,11 +578,7 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
     );
     let stop = StopHandle::new();
     // The first level's exprs, for the view's title.
-    let title = trf(
-        lang,
-        "Searching the highest rate at which {} hold — {}",
-        &[&levels[0].0.join(tr(lang, " and ")), &url],
-    );
+    let title = searching(&levels[0].0, &url, lang);
     let mut ctx = Trials {
         // The view starts with the first trial, once its notes are shown.
         tui: !a.run.quiet && !a.run.no_tui,
@@ -627,11 +619,7 @@ pub fn run(a: FindMaxArgs) -> Result<u8, Failure> {
     let mut searched = || -> Result<(), Failure> {
         for (exprs, level_slos) in &levels {
             ctx.front.say(String::new());
-            ctx.front.say(trf(
-                lang,
-                "Searching the highest rate at which {} hold — {}",
-                &[&exprs.join(tr(lang, " and ")), &url],
-            ));
+            ctx.front.say(searching(exprs, &url, lang));
             if levels.len() > 1 {
                 ctx.level_name = Some(exprs.join(tr(lang, " and ")));
             }
@@ -1176,5 +1164,33 @@ fn conclude(a: &FindMaxArgs, level: &Level, lang: Lang) -> u8 {
             );
             exit::RUNTIME
         }
+    }
+}
+
+/// "Searching the highest rate at which p99<100ms holds — URL" (`hold`
+/// for several SLOs).
+fn searching(exprs: &[String], url: &str, lang: Lang) -> String {
+    let template = if exprs.len() == 1 {
+        "Searching the highest rate at which {} holds — {}"
+    } else {
+        "Searching the highest rate at which {} hold — {}"
+    };
+    trf(lang, template, &[&exprs.join(tr(lang, " and ")), &url])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_slo_holds_and_several_hold() {
+        let one = searching(&["p99<100ms".into()], "http://h/", Lang::En);
+        assert_eq!(
+            one,
+            "Searching the highest rate at which p99<100ms holds — http://h/"
+        );
+        let two = searching(&["p99<100ms".into(), "errors<1%".into()], "u", Lang::En);
+        assert!(two.contains("p99<100ms and errors<1% hold — u"), "{two}");
+        assert!(searching(&["p99<1s".into()], "u", Lang::Zh).starts_with("搜索满足 p99<1s"));
     }
 }

@@ -33,7 +33,8 @@ fn read(file: &Path) -> Result<Vec<(String, stats::RunResult)>, Failure> {
     }
     let r = report::json::read(&text).map_err(|e| {
         Failure::usage(format!(
-            "{shown}: {e}\n(yace report reads the file `yace run --json FILE` writes)"
+            "{shown}: {e}\n(yace report reads the file `yace run --json FILE` writes; an access \
+             log is read by `yace import access-log FILE`)"
         ))
     })?;
     Ok(vec![(shown.to_string(), r)])

@@ -130,6 +130,9 @@ fn execute(a: &RunArgs, mut prepared: ::run::Prepared, monitored: usize) -> Resu
             eprintln!("warning: {note}");
         }
     }
+    if let Some(line) = crate::failure::all_failed_line(&done) {
+        eprintln!("error: {line}");
+    }
     Ok(start.exit_code(exit_code(&done)))
 }
 

@@ -17,13 +17,13 @@ pub(crate) const DEFAULT_MAX_INFLIGHT: u64 = 1000;
 
 /// `--rate`: a positive number per second.
 pub(crate) fn parse_rate(b: &mut PlanBuilder, s: &str) -> Option<f64> {
-    match s.trim().parse::<f64>() {
-        Ok(r) if r.is_finite() && r > 0.0 => Some(r),
+    match plan::parse_amount(s) {
+        Some(r) if r > 0.0 => Some(r),
         _ => {
             b.error(
                 Field::Rate,
                 format!("'{s}' is not a positive number of requests per second"),
-                Some("e.g. --rate 1000 or --rate 2.5"),
+                Some("e.g. --rate 1000, --rate 2.5 or --rate 1k (k, M as for counts)"),
             );
             None
         }
@@ -280,10 +280,7 @@ pub(super) fn parse_stages(field: Field, s: &str) -> Result<Vec<(Duration, f64, 
             .ok_or_else(|| bad(format!("'{part}' has no ':'")))?;
         let d = parse_duration(field, d).map_err(|e| bad(e.problem))?;
         let num = |x: &str| {
-            x.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0)
+            plan::parse_amount(x)
                 .ok_or_else(|| bad(format!("'{x}' in '{part}' is not a number ≥ 0")))
         };
         let (from, to) = match v.split_once('-') {
@@ -299,6 +296,38 @@ pub(super) fn parse_stages(field: Field, s: &str) -> Result<Vec<(Duration, f64, 
         return Err(bad("no stages given".into()));
     }
     Ok(out)
+}
+
+/// The load flags' values checked each on its own, for when their
+/// combination is already refused: every flag problem is still reported in
+/// the one round (`--stages 10s:abc --think 'uniform(3s,1s)'` names both as
+/// well as the conflict). `--rate` is checked with the other counts.
+fn load_values(a: &RunArgs, b: &mut PlanBuilder) {
+    if let Some(s) = &a.stages {
+        b.check(parse_stages(Field::RateStages, s));
+    }
+    if let Some(s) = &a.user_stages {
+        b.check(parse_stages(Field::UserStages, s));
+    }
+    if let Some(u) = &a.users {
+        b.check(parse_count(Field::Users, u));
+    }
+    if let Some(Err(e)) = a.think.as_deref().map(plan::Think::parse) {
+        b.error(
+            Field::Think,
+            e,
+            Some("e.g. 2s, uniform(1s, 3s), exponential(2s)"),
+        );
+    }
+    for (f, v) in [
+        (Field::Pacing, &a.pacing),
+        (Field::RampUp, &a.ramp_up),
+        (Field::RampDown, &a.ramp_down),
+    ] {
+        if let Some(v) = v {
+            b.check(parse_duration(f, v));
+        }
+    }
 }
 
 /// Picks the load model from the flags: open (--rate/--stages), virtual
@@ -326,6 +355,7 @@ fn load_from(
             "the open model and virtual users exclude each other",
             Some("pick one: --rate N, or -u N with --think/--pacing"),
         );
+        load_values(a, b);
         return None;
     }
     if a.rate.is_some() && a.stages.is_some() {
@@ -334,6 +364,7 @@ fn load_from(
             "give either --rate or --stages",
             Some("--stages 60s:1000 is a constant rate"),
         );
+        load_values(a, b);
         return None;
     }
     if a.users.is_some() && a.user_stages.is_some() {
@@ -342,6 +373,7 @@ fn load_from(
             "give either -u/--users or --user-stages",
             Some("--user-stages 60s:100 is 100 users for 60 s"),
         );
+        load_values(a, b);
         return None;
     }
     if a.connections.is_some() && users_flags {

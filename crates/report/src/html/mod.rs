@@ -82,12 +82,8 @@ pub fn page_in(runs: &[(String, RunResult)], mut w: impl Write, lang: Lang) -> i
     };
     let single = runs.len() == 1;
     let title = if single {
-        format!(
-            "{} {} — {}",
-            first.plan.request.method,
-            first.plan.target.url,
-            t("yace load test report")
-        )
+        let (what, at) = crate::request_line(first, lang);
+        format!("{what} {at} — {}", t("yace load test report"))
     } else {
         format!(
             "{} — {}",
@@ -534,12 +530,13 @@ fn machine(r: &RunResult) -> String {
 fn header(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
     let s = &r.summary;
     let t = |en: &'static str| tr(lang, en);
+    let (what, at) = crate::request_line(r, lang);
     writeln!(
         w,
         "<header>\n<p class=\"kicker\">{}</p>\n<h1><span class=\"method\">{}</span> {}</h1>",
         t("yace load test report"),
-        esc(&r.plan.request.method),
-        esc(&r.plan.target.url)
+        esc(&what),
+        esc(&at)
     )?;
     writeln!(w, "<dl class=\"facts\">")?;
     let mut fact = |k: &str, v: String| writeln!(w, "<div><dt>{k}</dt><dd>{v}</dd></div>");
@@ -557,7 +554,9 @@ fn header(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
     if let Some(sw) = &r.server_software {
         fact(t("server says"), format!("<code>{}</code>", esc(sw)))?;
     }
-    if let Some(tls) = &r.tls {
+    if r.tls.as_ref().is_some_and(|t| t.version.is_none()) {
+        fact("TLS", t("no handshake completed").to_string())?;
+    } else if let Some(tls) = &r.tls {
         fact(
             "TLS",
             format!(
@@ -822,8 +821,8 @@ fn compare_header(w: &mut impl Write, runs: &[(String, RunResult)], lang: Lang) 
             data::RUN_COLORS[i % data::RUN_COLORS.len()],
             i + 1,
             esc(name),
-            esc(&r.plan.request.method),
-            esc(&r.plan.target.url),
+            esc(&crate::request_line(r, lang).0),
+            esc(&crate::request_line(r, lang).1),
             esc(&model_in(r, lang)),
             esc(&r.started_at),
             r.summary.duration_s,
@@ -1166,6 +1165,12 @@ fn details(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
             ])
         )?;
         for st in &r.steps {
+            // A step that never completed a request has no latency: a dash,
+            // not 0µs.
+            let us = |v: Option<f64>| match (st.latency.count, v) {
+                (0, _) | (_, None) => "—".to_string(),
+                (_, Some(v)) => duration_us(v),
+            };
             writeln!(
                 w,
                 "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -1173,9 +1178,9 @@ fn details(w: &mut impl Write, r: &RunResult, lang: Lang) -> io::Result<()> {
                 count(st.requests),
                 count(st.errors),
                 count(st.non_2xx),
-                duration_us(st.latency.at(50.0).unwrap_or(0.0)),
-                duration_us(st.latency.at(99.0).unwrap_or(0.0)),
-                duration_us(st.latency.max_us)
+                us(st.latency.at(50.0)),
+                us(st.latency.at(99.0)),
+                us(Some(st.latency.max_us))
             )?;
         }
         writeln!(w, "</tbody></table>")?;

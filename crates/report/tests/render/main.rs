@@ -435,3 +435,81 @@ fn a_snapshot_mismatch_is_reported() {
     *got.last_mut().unwrap() = b'!';
     assert!(check("open.csv", &got).is_some());
 }
+
+/// A TLS run in which no handshake completed checked no certificate: the
+/// TLS line says so, and never "verified" (in every renderer, both
+/// languages); with a handshake, it does say verified.
+#[test]
+fn no_handshake_is_never_called_verified() {
+    use yace_report::lang::Lang;
+    let mut r = fixture("closed");
+    let shaken = stats::TlsInfo {
+        version: Some("TLSv1_3".into()),
+        cipher: Some("TLS13_AES_256_GCM_SHA384".into()),
+        verified: true,
+        resumed_handshakes: 0,
+        full_handshakes: 4,
+    };
+    r.tls = Some(stats::TlsInfo {
+        version: None,
+        cipher: None,
+        verified: true,
+        resumed_handshakes: 0,
+        full_handshakes: 0,
+    });
+    let all = |r: &stats::RunResult| {
+        [Lang::En, Lang::Zh].map(|lang| {
+            let text = render(|w| yace_report::text::summary_in(r, w, false, lang));
+            let md = render(|w| yace_report::markdown::report_in(r, w, lang));
+            let html = render(|w| yace_report::html::report_in(r, w, lang));
+            String::from_utf8([text, md, html].concat()).unwrap()
+        })
+    };
+    let [en, zh] = all(&r);
+    assert!(!en.contains("verified"), "{en}");
+    assert!(en.contains("TLS: no handshake completed (0 full, 0 resumed)"));
+    assert!(!zh.contains("已验证"), "{zh}");
+    assert!(zh.contains("没有完成握手"));
+    r.tls = Some(shaken);
+    let [en, zh] = all(&r);
+    assert!(en.contains("certificate verified") && zh.contains("已验证"));
+}
+
+/// Counts agree with their nouns, and a share in the client's line has one
+/// pair of parentheses: "length varied in 1 response", "watching cost live
+/// view 0.200 CPU-s (10.0% of the workers' CPU)".
+#[test]
+fn one_response_and_one_pair_of_parentheses() {
+    use yace_report::lang::Lang;
+    let mut r = fixture("closed");
+    r.summary.body_length = stats::BodyLength {
+        first: Some(12),
+        min: 12,
+        max: 13,
+        varied: 1,
+    };
+    r.client.cpu_s = 2.0;
+    r.client.extras_cpu_s = [("live_view".to_string(), 0.2)].into();
+    let text = |r: &stats::RunResult, lang| {
+        String::from_utf8(render(|w| yace_report::text::summary_in(r, w, false, lang))).unwrap()
+    };
+    let en = text(&r, Lang::En);
+    assert!(
+        en.contains("length varied in 1 response (12–13 bytes)"),
+        "{en}"
+    );
+    let cost = en.lines().find(|l| l.contains("watching cost")).expect(&en);
+    assert!(
+        cost.ends_with("0.200 CPU-s (10.0% of the workers' CPU)"),
+        "{cost}"
+    );
+    assert!(!cost.contains(") ("), "{cost}");
+    let zh = text(&r, Lang::Zh);
+    assert!(
+        zh.contains("1 个响应的长度不同") && zh.contains("占工作线程 CPU 的 10.0%"),
+        "{zh}"
+    );
+    // Several still read as several.
+    r.summary.body_length.varied = 3;
+    assert!(text(&r, Lang::En).contains("length varied in 3 responses"));
+}

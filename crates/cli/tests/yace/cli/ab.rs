@@ -144,7 +144,9 @@ fn a_slow_request_times_out_alone_and_the_report_still_prints() {
         "took {:?}",
         t.elapsed()
     );
-    assert!(out.status.success(), "{}", stderr(&out));
+    // Every request failed: the report prints, and the exit code says so.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("error: every request failed (4 errors, not one response)"));
     let o = stdout(&out);
     assert_eq!(line(&o, "Complete requests:"), "4");
     assert_eq!(line(&o, "Failed requests:"), "4");

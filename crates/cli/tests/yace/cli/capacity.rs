@@ -31,6 +31,61 @@ fn seed_003s_page_views_become_the_rate_to_hold() {
     assert!(text.contains("must hold 86.81 req/s at the peak"), "{text}");
 }
 
+/// Whose views `--pageviews` counts, said where it is read and where it is
+/// used: the tested page's own, and the site's rate is the page's ÷ its
+/// share (seed 003: the home page's 1M views are 40% of the site's).
+#[test]
+fn the_page_views_are_the_tested_pages_own_in_help_and_steps() {
+    let help = stdout(&yace().args(["capacity", "--help"]).output().unwrap());
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("The tested page's own views a day")
+            && flat.contains("not the whole site's: the site's rate is the page's ÷ --share"),
+        "{help}"
+    );
+    assert!(
+        flat.contains("the site's rate = the page's rate ÷ this share"),
+        "{help}"
+    );
+    let args = [
+        "capacity",
+        "--pageviews",
+        "1M",
+        "--share",
+        "40%",
+        "--peak-factor",
+        "3",
+    ];
+    let en = stdout(&yace().args(args).output().unwrap());
+    for want in [
+        "The rate to hold for 1,000,000 views a day of the tested page (the site's rate = the page's ÷ its share)",
+        "the page's average rate over the day",
+        "1,000,000 views of the page / 86,400 s",
+        "the site's rate: the page's ÷ its share",
+    ] {
+        assert!(en.contains(want), "{want}: {en}");
+    }
+    let zh = stdout(&yace().args(args).args(["--lang", "zh"]).output().unwrap());
+    for want in [
+        "被测页面每天",
+        "全站速率 = 该页面的速率 ÷ 它的份额",
+        "全站速率：该页面的速率 ÷ 它的份额",
+    ] {
+        assert!(zh.contains(want), "{want}: {zh}");
+    }
+    // With the whole site (the default --share 100%) there is no share step.
+    let all = stdout(
+        &yace()
+            .args(["capacity", "--pageviews", "1M"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        !all.contains("÷ its share\n") && !all.contains("the site's rate:"),
+        "{all}"
+    );
+}
+
 #[test]
 fn a_measured_rate_is_read_backwards_with_a_pool_size() {
     let out = yace()
@@ -42,7 +97,7 @@ fn a_measured_rate_is_read_backwards_with_a_pool_size() {
     let text = stdout(&out);
     // 420 × 75% × 21,600 s = 6,804,000; 420 × 0.12 × 1.25 = 63 workers.
     assert!(
-        text.contains("supports about 6,804,000 page views a day"),
+        text.contains("supports about 6,804,000 views a day of the tested page"),
         "{text}"
     );
     assert!(text.contains("63 workers"), "{text}");

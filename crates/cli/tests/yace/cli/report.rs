@@ -129,7 +129,11 @@ fn a_file_that_is_not_a_result_is_a_usage_error() {
     std::fs::write(&bad, "not json").unwrap();
     let o = report(&[bad.to_str().unwrap(), "-F", "markdown"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("not JSON"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("not a yace result: it is not a JSON object"),
+        "{}",
+        stderr(&o)
+    );
     // An HTML page that is not a yace report.
     std::fs::write(&bad, "<!DOCTYPE html><html><body>hi</body></html>").unwrap();
     let o = report(&[bad.to_str().unwrap()]);

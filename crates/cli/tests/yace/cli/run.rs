@@ -187,7 +187,13 @@ fn slow_responses_time_out_and_the_run_goes_on() {
         "timeout",
         &[&url, "-c", "4", "-d", "1s", "--timeout", "200ms"],
     );
-    assert!(out.status.success());
+    // Not one response: the run is written, and exits 1 saying why.
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("every request failed") && err.contains("most were timeout"),
+        "{err}"
+    );
     assert!(t.elapsed() < Duration::from_millis(2500));
     let timeouts = u(&r, "outcomes.timeout");
     // Each connection times out every ~200 ms: about 4 × 5 in one second.

@@ -168,8 +168,9 @@ impl Run {
     }
 }
 
-/// `yace run URL ARGS -t 1 -q --json FILE`, which must exit 0 within
-/// `HANG` and leave a JSON result.
+/// `yace run URL ARGS -t 1 -q --json FILE`, which must end within `HANG`
+/// and leave a JSON result: exit 0, or 1 with its reason when every request
+/// failed (a run made only of errors measured no server).
 pub fn run(url: &str, args: &[&str]) -> Run {
     let what = format!("yace run {url} {}", args.join(" "));
     let name: String = what
@@ -187,10 +188,20 @@ pub fn run(url: &str, args: &[&str]) -> Run {
     let (out, wall) = output_within(cmd, &what);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{what}: {stderr}");
-    assert_eq!(out.status.code(), Some(0), "{what}: exit status; {stderr}");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{what}: no JSON result ({e}); stderr: {stderr}"));
-    let json = serde_json::from_str(&text).expect("valid JSON");
+    let json: Value = serde_json::from_str(&text).expect("valid JSON");
+    let all_failed = json["summary"]["responses"] == 0 && json["summary"]["errors"] != 0;
+    assert_eq!(
+        out.status.code(),
+        Some(if all_failed { 1 } else { 0 }),
+        "{what}: exit status; {stderr}"
+    );
+    assert_eq!(
+        stderr.contains("error: every request failed"),
+        all_failed,
+        "{what}: {stderr}"
+    );
     Run {
         json,
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -231,6 +231,33 @@ fn served(ng: &Nginx) -> u64 {
         .unwrap()
 }
 
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `yace run ARGS` that the pre-flight stops before any load: exit 1, one
+/// `error:` line naming `class`, no result written.
+fn refused(args: &[&str], class: &str) -> std::process::Output {
+    let path = support::temp_path("tls-refused.json");
+    let _ = std::fs::remove_file(&path);
+    let out = yace()
+        .arg("run")
+        .args(args)
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no load sent") && err.contains(class),
+        "{class}: {err}"
+    );
+    assert!(!path.exists(), "no result: no run was made");
+    out
+}
+
 fn n(v: &Value, path: &str) -> u64 {
     path.split('.')
         .fold(v, |v, k| &v[k])
@@ -245,14 +272,12 @@ fn tls() {
         let url = format!("https://localhost:{}/", ng.tls);
         let ca = ng.pki.path("ca.pem");
 
-        // 1. Default: the system roots do not know our CA.
-        let (out, r) = run(&[&url, "-c", "2", "-n", "10", "-t", "1"]);
-        assert!(out.status.success());
-        assert_eq!(n(&r, "outcomes.tls_unknown_ca"), 10, "{}", r["outcomes"]);
-        assert!(
-            String::from_utf8_lossy(&out.stdout).contains("--cacert"),
-            "explained"
-        );
+        // 1. Default: the system roots do not know our CA. The pre-flight
+        // handshake says so before any load, with the fix.
+        let before = served(ng);
+        let out = refused(&[&url, "-c", "2", "-n", "10", "-t", "1"], "tls_unknown_ca");
+        assert!(stderr(&out).contains("--cacert FILE"), "explained");
+        assert_eq!(served(ng) - before - 1, 0, "no request reached nginx");
 
         // 2. --cacert: verified, counts exact at the server.
         let before = served(ng);
@@ -288,23 +313,29 @@ fn tls() {
 
         // 4. Host name mismatch: the certificate is for localhost, not 127.0.0.1.
         let ip_url = format!("https://127.0.0.1:{}/", ng.tls);
-        let (_, r) = run(&[&ip_url, "-c", "1", "-n", "3", "--cacert", &ca]);
-        assert_eq!(
-            n(&r, "outcomes.tls_hostname_mismatch"),
-            3,
-            "{}",
-            r["outcomes"]
+        refused(
+            &[&ip_url, "-c", "1", "-n", "3", "--cacert", &ca],
+            "tls_hostname_mismatch",
         );
 
         // 5. Expired certificate.
         let old = format!("https://localhost:{}/", ng.expired);
-        let (_, r) = run(&[&old, "-c", "1", "-n", "3", "--cacert", &ca]);
-        assert_eq!(n(&r, "outcomes.tls_expired"), 3, "{}", r["outcomes"]);
+        refused(
+            &[&old, "-c", "1", "-n", "3", "--cacert", &ca],
+            "tls_expired",
+        );
 
         // 6. Plain HTTP on an https:// URL.
         let plain = format!("https://localhost:{}/", ng.plain);
-        let (_, r) = run(&[&plain, "-c", "1", "-n", "3", "--cacert", &ca]);
-        assert_eq!(n(&r, "outcomes.tls_not_tls"), 3, "{}", r["outcomes"]);
+        let out = refused(
+            &[&plain, "-c", "1", "-n", "3", "--cacert", &ca],
+            "tls_not_tls",
+        );
+        assert!(
+            stderr(&out).contains("use http://localhost:"),
+            "{}",
+            stderr(&out)
+        );
 
         // 7. Session resumption makes reconnects cheaper; --no-tls-resume turns it off.
         let (_, resumed) = run(&[
@@ -404,9 +435,11 @@ fn embedded_target_serves_https_with_its_own_certificate() {
     assert_eq!(n(&r, "summary.responses"), 300, "{}", r["outcomes"]);
     assert_eq!(support::settled(&s).requests, 300);
     assert_eq!(r["tls"]["verified"], true);
-    // Without --cacert the self-signed certificate is not trusted.
-    let (_, r) = run(&[&url, "-c", "1", "-n", "2"]);
-    assert_eq!(n(&r, "outcomes.tls_unknown_ca"), 2);
+    // Without --cacert the self-signed certificate is not trusted: the
+    // pre-flight stops the run before any request.
+    let before = support::settled(&s).requests;
+    refused(&[&url, "-c", "1", "-n", "2"], "tls_unknown_ca");
+    assert_eq!(support::settled(&s).requests, before);
     s.shutdown();
 }
 
