@@ -220,6 +220,10 @@ pub struct Comparison {
     pub words: String,
     pub n_target: usize,
     pub n_baseline: usize,
+    /// Welch's test on logs and what the design could find
+    /// (`stats::Small`); absent where a figure was 0.
+    #[serde(default)]
+    pub small: Option<stats::Small>,
 }
 
 /// A target's throughput along a concurrency sweep.
@@ -440,6 +444,7 @@ fn compare_all(state: &State, points: &[PointStats]) -> Vec<Comparison> {
             words: c.words(metric),
             n_target: nb,
             n_baseline: na,
+            small: c.small,
         })
         .collect()
 }

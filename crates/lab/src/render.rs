@@ -136,9 +136,9 @@ pub(crate) fn compared_with(state: &State, a: &Analysis, lang: Lang) -> String {
     trf(
         lang,
         if a.comparisons.len() == 1 {
-            "Compared with {} (Mann-Whitney U, Holm-adjusted over {} comparison; a change under {}% counts as none)"
+            "Compared with {} (Welch's t on logs, Holm-adjusted over {} comparison; a change under {}% counts as none)"
         } else {
-            "Compared with {} (Mann-Whitney U, Holm-adjusted over {} comparisons; a change under {}% counts as none)"
+            "Compared with {} (Welch's t on logs, Holm-adjusted over {} comparisons; a change under {}% counts as none)"
         },
         &[
             &state.targets[state.baseline],
@@ -153,9 +153,9 @@ pub(crate) fn method(state: &State, a: &Analysis, lang: Lang) -> String {
     trf(
         lang,
         if a.comparisons.len() == 1 {
-            "Mann-Whitney U, Holm-adjusted over {} comparison; a change under {}% counts as none."
+            "Welch's t on logs, Holm-adjusted over {} comparison; a change under {}% counts as none."
         } else {
-            "Mann-Whitney U, Holm-adjusted over {} comparisons; a change under {}% counts as none."
+            "Welch's t on logs, Holm-adjusted over {} comparisons; a change under {}% counts as none."
         },
         &[
             &a.comparisons.len(),

@@ -33,6 +33,7 @@ mod compare;
 mod knee;
 mod rank;
 mod rng;
+mod small;
 pub mod special;
 mod summary;
 mod trend;
@@ -43,11 +44,16 @@ mod reference;
 
 pub use blocks::{block_bootstrap_quantile_ci, decode_intervals, MIN_BLOCKS};
 pub use compare::{
-    apply_holm, bootstrap_ratio_ci, compare, verdict, Compare, Comparison, Verdict, RESAMPLES,
+    apply_holm, bootstrap_ratio_ci, compare, verdict, Compare, Comparison, Small, Verdict,
+    MIN_RUNS_WELCH, RESAMPLES,
 };
 pub use knee::{knee, knee_convex};
 pub use rank::{holm, mann_whitney, min_p_with, min_per_side_for, MannWhitney};
 pub use rng::{shuffle, splitmix64, Rng};
+pub use small::{
+    detectable, hodges_lehmann, permutation_p, power, runs_for, welch_log, HodgesLehmann, WelchLog,
+    MAX_PERMUTATIONS, POWER,
+};
 pub use summary::{
     batch_means_ci, enough_for, mean_sd, median, median_ci, order_stat_coverage, outliers,
     MedianCi, BATCHES, OUTLIER_K,
