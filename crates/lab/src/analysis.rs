@@ -205,7 +205,11 @@ pub struct PointStats {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     pub target: usize,
+    /// The baseline's target and point (the same point unless the
+    /// baseline is a level of a swept value).
     pub baseline: usize,
+    #[serde(default)]
+    pub baseline_point: usize,
     pub point: usize,
     /// `throughput` or `p99`.
     pub metric: String,
@@ -401,14 +405,13 @@ pub fn compare_groups(
 }
 
 fn compare_all(state: &State, points: &[PointStats]) -> Vec<Comparison> {
-    let base = state.baseline;
     let mut typed = Vec::new();
     let mut rows = Vec::new();
-    for p in points.iter().filter(|p| p.target != base) {
-        let Some(b) = points
-            .iter()
-            .find(|q| q.target == base && q.point == p.point)
-        else {
+    for p in points {
+        let Some((bt, bp)) = state.counterpart(p.target, p.point) else {
+            continue;
+        };
+        let Some(b) = points.iter().find(|q| q.target == bt && q.point == bp) else {
             continue;
         };
         for metric in ["throughput", "p99", "server CPU per request"] {
@@ -424,16 +427,17 @@ fn compare_all(state: &State, points: &[PointStats]) -> Vec<Comparison> {
                 state.seed ^ (rows.len() as u64),
             );
             typed.push(c);
-            rows.push((p.target, p.point, metric, xa.len(), xb.len()));
+            rows.push((p.target, p.point, bt, bp, metric, xa.len(), xb.len()));
         }
     }
     stats::apply_holm(&mut typed);
     typed
         .into_iter()
         .zip(rows)
-        .map(|(c, (target, point, metric, na, nb))| Comparison {
+        .map(|(c, (target, point, bt, bp, metric, na, nb))| Comparison {
             target,
-            baseline: base,
+            baseline: bt,
+            baseline_point: bp,
             point,
             metric: metric.to_string(),
             change: c.change,
@@ -550,4 +554,114 @@ fn sweeps(state: &State, points: &[PointStats]) -> Vec<SweepFit> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::parse;
+    use scenario::doc::Format;
+
+    /// Seed 001's shape: one target, a swept pool, 3 repetitions; the
+    /// throughput of each run is `rate(children, connections, rep)`.
+    fn seed_001(compare: &str, rate: impl Fn(&str, &str, u32) -> f64) -> (State, Analysis) {
+        let text = format!(
+            r#"
+name = "children"
+repetitions = 3
+duration = "5s"
+[[target]]
+name = "php"
+url = "http://127.0.0.1:1/"
+[sweep]
+var.children = [5, 20]
+connections = [10, 50]
+{compare}"#
+        );
+        let e = parse(&text, Format::Toml, "e.toml", &|_| Ok(())).unwrap();
+        let mut state = State::plan(&e, &text);
+        for r in &mut state.runs {
+            r.status = Status::Done;
+            r.result = Some(format!("{}/{}", r.point, r.block));
+        }
+        let points = state.points.clone();
+        let a = analyze_with(&state, |rel, rep| {
+            let point: usize = rel.split('/').next().unwrap().parse().unwrap();
+            let get = |k: &str| {
+                points[point]
+                    .iter()
+                    .find(|(key, _)| key == k)
+                    .unwrap()
+                    .1
+                    .clone()
+            };
+            let x = rate(&get("var.children"), &get("connections"), rep);
+            RunFigures::of_search(rep, &serde_json::json!({"answer": {"max_rate": x}}))
+        });
+        (state, a)
+    }
+
+    #[test]
+    fn a_swept_level_is_compared_with_the_baseline_level() {
+        // Pool 5 vs 20 on a 50 ms page: ×4 throughput, ±1% between runs.
+        let noise = [0.99, 1.0, 1.01];
+        let (state, a) = seed_001("[compare]\nbaseline = \"children=5\"\n", |c, _, rep| {
+            let base = if c == "5" { 100.0 } else { 400.0 };
+            base * noise[(rep as usize - 1) % 3]
+        });
+        assert_eq!(state.baseline_name(), "children=5");
+        let tp: Vec<&Comparison> = a
+            .comparisons
+            .iter()
+            .filter(|c| c.metric == "throughput")
+            .collect();
+        // children=20 against children=5 at each connections level, no more.
+        assert_eq!(tp.len(), 2);
+        for c in tp {
+            assert_eq!(state.points[c.point][0].1, "20");
+            assert_eq!(state.points[c.baseline_point][0].1, "5");
+            // Same connections on both sides.
+            assert_eq!(state.points[c.point][1], state.points[c.baseline_point][1]);
+            assert_eq!(c.verdict, "better", "{}", c.words);
+            assert!((c.change - 3.0).abs() < 1e-9);
+            let (lo, hi) = c.ci.unwrap();
+            assert!(lo < 3.0 && 3.0 < hi && lo > 2.5, "{lo} {hi}");
+            assert!(
+                c.words.starts_with("300.0% higher throughput (95% CI"),
+                "{}",
+                c.words
+            );
+        }
+    }
+
+    #[test]
+    fn a_level_that_does_not_matter_is_no_difference() {
+        // The pool size changes nothing here: no verdict of better or worse,
+        // and the sentence says what the design could have found.
+        let noise = [0.97, 1.0, 1.03, 0.99];
+        let (_, a) = seed_001("[compare]\nbaseline = { children = 5 }\n", |c, n, rep| {
+            let shift = usize::from(c == "20") + usize::from(n == "50");
+            100.0 * noise[(rep as usize - 1 + shift) % 4]
+        });
+        let tp: Vec<&Comparison> = a
+            .comparisons
+            .iter()
+            .filter(|c| c.metric == "throughput")
+            .collect();
+        assert_eq!(tp.len(), 2);
+        for c in tp {
+            assert_eq!(c.verdict, "no_difference", "{}", c.words);
+            assert!(
+                c.words.contains("with 3 runs a side only a change beyond"),
+                "{}",
+                c.words
+            );
+        }
+    }
+
+    #[test]
+    fn without_a_level_one_target_compares_nothing() {
+        let (_, a) = seed_001("", |_, _, _| 100.0);
+        assert!(a.comparisons.is_empty());
+    }
 }

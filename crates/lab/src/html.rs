@@ -127,7 +127,7 @@ fn plan(w: &mut impl Write, state: &State, lang: Lang) -> io::Result<()> {
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            if i == state.baseline && state.targets.len() > 1 {
+            if i == state.baseline && state.baseline_by_target && state.targets.len() > 1 {
                 trf(lang, "{} (baseline)", &[&esc(n)])
             } else {
                 esc(n)
@@ -725,11 +725,7 @@ fn verdicts(w: &mut impl Write, state: &State, a: &Analysis, lang: Lang) -> io::
     writeln!(
         w,
         "<section class=\"compare\">\n<h2>{}</h2>\n<p class=\"hint\">{}</p>",
-        esc(&trf(
-            lang,
-            "Compared with {}",
-            &[&state.targets[state.baseline]]
-        )),
+        esc(&trf(lang, "Compared with {}", &[&state.baseline_name()])),
         esc(&method(state, a, lang))
     )?;
     writeln!(

@@ -141,7 +141,7 @@ pub(crate) fn compared_with(state: &State, a: &Analysis, lang: Lang) -> String {
             "Compared with {} (Welch's t on logs, Holm-adjusted over {} comparisons; a change under {}% counts as none)"
         },
         &[
-            &state.targets[state.baseline],
+            &state.baseline_name(),
             &a.comparisons.len(),
             &format!("{:.0}", state.practical * 100.0),
         ],
@@ -405,7 +405,7 @@ pub fn markdown_in(state: &State, a: &Analysis, lang: Lang) -> String {
         let _ = writeln!(
             s,
             "\n## {}\n\n{}\n",
-            trf(lang, "Compared with {}", &[&state.targets[state.baseline]]),
+            trf(lang, "Compared with {}", &[&state.baseline_name()]),
             method(state, a, lang)
         );
         let _ = writeln!(

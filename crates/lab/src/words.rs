@@ -280,6 +280,7 @@ mod tests {
         let row = analysis::Comparison {
             target: 1,
             baseline: 0,
+            baseline_point: 0,
             point: 0,
             metric: "throughput".into(),
             change: c.change,
