@@ -324,7 +324,7 @@ const METRICS: [Metric; 8] = [
     Metric {
         key: "p99",
         title: "Latency p99",
-        note: "Each run's 99th percentile latency, given where the run had 10,000 responses or more.",
+        note: "Each run's 99th percentile latency, however few its responses; the table's interval is the pooled runs' (order statistics of their merged histograms).",
         unit: Unit::Us,
         scale: 1000.0,
         of: |p| &p.p99_ms,
@@ -885,7 +885,7 @@ fn points(
             cells.join(" "),
             esc(&fig(&p.rps, "", lang)),
             esc(&fig(&p.p50_ms, " ms", lang)),
-            esc(&fig(&p.p99_ms, " ms", lang)),
+            esc(&crate::render::tail_fig(&p.p99_tail, &p.p99_ms, lang)),
             esc(&fig(&p.p999_ms, " ms", lang)),
             p.errors_pct
                 .as_ref()

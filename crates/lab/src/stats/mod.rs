@@ -36,6 +36,7 @@ mod rng;
 mod small;
 pub mod special;
 mod summary;
+mod tail;
 mod trend;
 mod usl;
 
@@ -58,5 +59,6 @@ pub use summary::{
     batch_means_ci, enough_for, mean_sd, median, median_ci, order_stat_coverage, outliers,
     MedianCi, BATCHES, OUTLIER_K,
 };
+pub use tail::{binom_cdf, quantile_ci_ranks, samples_for, tail, Tail};
 pub use trend::{drifts, trend, Trend, DRIFT_MIN_CHANGE, TREND_MAX_POINTS};
 pub use usl::{usl_fit, Bound, Usl, LINEAR_EFFICIENCY, PEAK_NEAR};
