@@ -11,13 +11,20 @@
 //! * describe each side: [`median`], [`mean_sd`], an exact
 //!   distribution-free [`median_ci`] and [`outliers`];
 //! * compare two sides: [`compare`] gives the relative change of medians,
-//!   its bootstrap interval ([`bootstrap_ratio_ci`]), the Mann–Whitney
-//!   p-value ([`mann_whitney`]) and a [`Verdict`] that calls a change
+//!   Welch's test on logs and its ratio interval ([`welch_log`]; from 2 runs
+//!   a side), the exact permutation p ([`permutation_p`]), Hodges–Lehmann
+//!   with its actual coverage ([`hodges_lehmann`]), the smallest change the
+//!   design could find ([`detectable`], [`power`], [`runs_for`]) — or, where
+//!   a figure is 0, the bootstrap interval ([`bootstrap_ratio_ci`]) and the
+//!   Mann–Whitney p-value ([`mann_whitney`]) — and a [`Verdict`] that calls a change
 //!   better or worse only when it is both significant and larger than a
 //!   practical threshold; [`apply_holm`] adjusts for many comparisons made
 //!   at once ([`holm`]); [`min_per_side_for`] tells how many runs a test
 //!   needs at all;
 //! * randomize run order: [`Rng`] and [`shuffle`];
+//! * tails from short runs: [`tail`] reads a quantile and its exact
+//!   order-statistic interval from an HDR histogram ([`quantile_ci_ranks`],
+//!   [`samples_for`]);
 //! * look inside one run: [`trend`] / [`drifts`] for drift,
 //!   [`batch_means_ci`] for an interval on its throughput, [`enough_for`]
 //!   for whether a percentile has enough samples behind it;
