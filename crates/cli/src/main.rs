@@ -80,7 +80,7 @@ pub enum Command {
     /// say whether a difference is real.
     Lab(args::LabArgs),
     /// Compare groups of saved results (before -- after): medians with
-    /// confidence intervals, Mann-Whitney U, a verdict in words.
+    /// confidence intervals, Welch's t on logs, a verdict in words.
     #[command(after_help = "Example:\n  yace compare before-*.json -- after-*.json")]
     Compare(args::CompareArgs),
     /// Print this machine's /proc figures as lines, for `--monitor ssh:HOST`

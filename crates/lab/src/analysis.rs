@@ -61,6 +61,9 @@ pub struct RunFigures {
     /// latency intervals (within this run only); `None` under 8 intervals.
     #[serde(skip)]
     pub p99_within: Option<(f64, f64, f64)>,
+    /// The run's latency histogram (µs), for the point's pooled tail.
+    #[serde(skip)]
+    pub latency: Option<hdrhistogram::Histogram<u64>>,
 }
 
 impl RunFigures {
@@ -94,6 +97,7 @@ impl RunFigures {
             responses: 0,
             per_second: Vec::new(),
             p99_within: None,
+            latency: None,
         })
     }
 
@@ -115,12 +119,9 @@ impl RunFigures {
             .filter(|s| s.length_s >= 0.999)
             .map(|s| s.responses as f64)
             .collect();
-        let count = r.summary.latency.count;
-        let pct = |q: f64| {
-            stats::enough_for(count, q)
-                .then(|| r.summary.latency.at(q * 100.0).map(|us| us / 1000.0))
-                .flatten()
-        };
+        // Every run's percentile, however few its responses: the point's
+        // pooled tail (`PointStats::p99_tail`) says how sure it is.
+        let pct = |q: f64| r.summary.latency.at(q * 100.0).map(|us| us / 1000.0);
         let finished = (r.summary.responses + r.summary.errors).max(1) as f64;
         RunFigures {
             rep,
@@ -142,6 +143,7 @@ impl RunFigures {
                 .ok()
                 .and_then(|ivs| stats::block_bootstrap_quantile_ci(&ivs, 0.99, LEVEL, 1000, 0x99))
                 .map(|(m, lo, hi)| (m / 1000.0, lo / 1000.0, hi / 1000.0)),
+            latency: yace_stats::hist::decode(&r.histograms.latency).ok(),
         }
     }
 }
@@ -193,6 +195,13 @@ pub struct PointStats {
     pub server_cpu_pct: Option<Figure>,
     pub load_per_cpu: Option<Figure>,
     pub workers_busy: Option<Figure>,
+    /// p99 and p99.9 in ms of the valid runs' latency histograms merged
+    /// (exact: HDR histograms add), each with its order-statistic 95%
+    /// interval, whatever the count ([`stats::tail`]).
+    #[serde(default)]
+    pub p99_tail: Option<stats::Tail>,
+    #[serde(default)]
+    pub p999_tail: Option<stats::Tail>,
     /// Repetitions whose throughput lies far from the median (flagged, kept).
     pub outliers: Vec<u32>,
     /// Repetitions left out of the intervals: drifting or client-bound.
@@ -205,7 +214,11 @@ pub struct PointStats {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
     pub target: usize,
+    /// The baseline's target and point (the same point unless the
+    /// baseline is a level of a swept value).
     pub baseline: usize,
+    #[serde(default)]
+    pub baseline_point: usize,
     pub point: usize,
     /// `throughput` or `p99`.
     pub metric: String,
@@ -220,6 +233,10 @@ pub struct Comparison {
     pub words: String,
     pub n_target: usize,
     pub n_baseline: usize,
+    /// Welch's test on logs and what the design could find
+    /// (`stats::Small`); absent where a figure was 0.
+    #[serde(default)]
+    pub small: Option<stats::Small>,
 }
 
 /// A target's throughput along a concurrency sweep.
@@ -233,8 +250,9 @@ pub struct SweepFit {
     pub usl: Option<stats::Usl>,
     /// Where throughput stops growing (Kneedle).
     pub knee: Option<f64>,
-    /// The latency percentile read for the knee: `p99` where every point
-    /// had enough responses for one, else `p50`.
+    /// The latency percentile read for the knee: `p99` where every point's
+    /// pooled responses put it within p98.5–p99.5 (`stats::samples_for`),
+    /// else `p50`.
     pub latency_metric: String,
     /// (N, median latency in ms) of the points used.
     pub latency_points: Vec<(f64, f64)>,
@@ -342,9 +360,27 @@ pub fn point_stats(
             None
         }
     };
+    let pooled = valid.iter().filter_map(|r| r.latency.as_ref()).try_fold(
+        None::<hdrhistogram::Histogram<u64>>,
+        |acc, h| match acc {
+            None => Some(Some(h.clone())),
+            Some(mut a) => a.add(h).ok().map(|_| Some(a)),
+        },
+    );
+    let tail_ms = |q: f64| {
+        let h = pooled.as_ref()?.as_ref()?;
+        stats::tail(h, q, LEVEL).map(|t| stats::Tail {
+            value: t.value / 1000.0,
+            lo: t.lo.map(|x| x / 1000.0),
+            hi: t.hi.map(|x| x / 1000.0),
+            ..t
+        })
+    };
     PointStats {
         target,
         point,
+        p99_tail: tail_ms(0.99),
+        p999_tail: tail_ms(0.999),
         rps: Figure::of(&rps),
         p50_ms: Figure::of(&col(&|r| r.p50_ms)),
         p99_ms: all_or_none(col(&|r| r.p99_ms)),
@@ -397,14 +433,13 @@ pub fn compare_groups(
 }
 
 fn compare_all(state: &State, points: &[PointStats]) -> Vec<Comparison> {
-    let base = state.baseline;
     let mut typed = Vec::new();
     let mut rows = Vec::new();
-    for p in points.iter().filter(|p| p.target != base) {
-        let Some(b) = points
-            .iter()
-            .find(|q| q.target == base && q.point == p.point)
-        else {
+    for p in points {
+        let Some((bt, bp)) = state.counterpart(p.target, p.point) else {
+            continue;
+        };
+        let Some(b) = points.iter().find(|q| q.target == bt && q.point == bp) else {
             continue;
         };
         for metric in ["throughput", "p99", "server CPU per request"] {
@@ -420,16 +455,17 @@ fn compare_all(state: &State, points: &[PointStats]) -> Vec<Comparison> {
                 state.seed ^ (rows.len() as u64),
             );
             typed.push(c);
-            rows.push((p.target, p.point, metric, xa.len(), xb.len()));
+            rows.push((p.target, p.point, bt, bp, metric, xa.len(), xb.len()));
         }
     }
     stats::apply_holm(&mut typed);
     typed
         .into_iter()
         .zip(rows)
-        .map(|(c, (target, point, metric, na, nb))| Comparison {
+        .map(|(c, (target, point, bt, bp, metric, na, nb))| Comparison {
             target,
-            baseline: base,
+            baseline: bt,
+            baseline_point: bp,
             point,
             metric: metric.to_string(),
             change: c.change,
@@ -440,6 +476,7 @@ fn compare_all(state: &State, points: &[PointStats]) -> Vec<Comparison> {
             words: c.words(metric),
             n_target: nb,
             n_baseline: na,
+            small: c.small,
         })
         .collect()
 }
@@ -515,7 +552,12 @@ fn sweeps(state: &State, points: &[PointStats]) -> Vec<SweepFit> {
             if let Some(f) = &p.rps {
                 xy.push((n, f.median));
             }
-            if let Some(f) = &p.p99_ms {
+            // p99 only where the point's pooled responses put it within
+            // p98.5–p99.5: a noisier tail would place the knee by chance.
+            let enough = p
+                .p99_tail
+                .is_some_and(|t| t.count >= stats::samples_for(0.99, LEVEL));
+            if let (Some(f), true) = (&p.p99_ms, enough) {
                 lat99.push((n, f.median));
             }
             if let Some(f) = &p.p50_ms {
@@ -545,4 +587,157 @@ fn sweeps(state: &State, points: &[PointStats]) -> Vec<SweepFit> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::parse;
+    use scenario::doc::Format;
+
+    /// Seed 001's shape: one target, a swept pool, 3 repetitions; the
+    /// throughput of each run is `rate(children, connections, rep)`.
+    fn seed_001(compare: &str, rate: impl Fn(&str, &str, u32) -> f64) -> (State, Analysis) {
+        let text = format!(
+            r#"
+name = "children"
+repetitions = 3
+duration = "5s"
+[[target]]
+name = "php"
+url = "http://127.0.0.1:1/"
+[sweep]
+var.children = [5, 20]
+connections = [10, 50]
+{compare}"#
+        );
+        let e = parse(&text, Format::Toml, "e.toml", &|_| Ok(())).unwrap();
+        let mut state = State::plan(&e, &text);
+        for r in &mut state.runs {
+            r.status = Status::Done;
+            r.result = Some(format!("{}/{}", r.point, r.block));
+        }
+        let points = state.points.clone();
+        let a = analyze_with(&state, |rel, rep| {
+            let point: usize = rel.split('/').next().unwrap().parse().unwrap();
+            let get = |k: &str| {
+                points[point]
+                    .iter()
+                    .find(|(key, _)| key == k)
+                    .unwrap()
+                    .1
+                    .clone()
+            };
+            let x = rate(&get("var.children"), &get("connections"), rep);
+            RunFigures::of_search(rep, &serde_json::json!({"answer": {"max_rate": x}}))
+        });
+        (state, a)
+    }
+
+    #[test]
+    fn a_swept_level_is_compared_with_the_baseline_level() {
+        // Pool 5 vs 20 on a 50 ms page: ×4 throughput, ±1% between runs.
+        let noise = [0.99, 1.0, 1.01];
+        let (state, a) = seed_001("[compare]\nbaseline = \"children=5\"\n", |c, _, rep| {
+            let base = if c == "5" { 100.0 } else { 400.0 };
+            base * noise[(rep as usize - 1) % 3]
+        });
+        assert_eq!(state.baseline_name(), "children=5");
+        let tp: Vec<&Comparison> = a
+            .comparisons
+            .iter()
+            .filter(|c| c.metric == "throughput")
+            .collect();
+        // children=20 against children=5 at each connections level, no more.
+        assert_eq!(tp.len(), 2);
+        for c in tp {
+            assert_eq!(state.points[c.point][0].1, "20");
+            assert_eq!(state.points[c.baseline_point][0].1, "5");
+            // Same connections on both sides.
+            assert_eq!(state.points[c.point][1], state.points[c.baseline_point][1]);
+            assert_eq!(c.verdict, "better", "{}", c.words);
+            assert!((c.change - 3.0).abs() < 1e-9);
+            let (lo, hi) = c.ci.unwrap();
+            assert!(lo < 3.0 && 3.0 < hi && lo > 2.5, "{lo} {hi}");
+            assert!(
+                c.words.starts_with("300.0% higher throughput (95% CI"),
+                "{}",
+                c.words
+            );
+        }
+    }
+
+    #[test]
+    fn a_level_that_does_not_matter_is_no_difference() {
+        // The pool size changes nothing here: no verdict of better or worse,
+        // and the sentence says what the design could have found.
+        let noise = [0.97, 1.0, 1.03, 0.99];
+        let (_, a) = seed_001("[compare]\nbaseline = { children = 5 }\n", |c, n, rep| {
+            let shift = usize::from(c == "20") + usize::from(n == "50");
+            100.0 * noise[(rep as usize - 1 + shift) % 4]
+        });
+        let tp: Vec<&Comparison> = a
+            .comparisons
+            .iter()
+            .filter(|c| c.metric == "throughput")
+            .collect();
+        assert_eq!(tp.len(), 2);
+        for c in tp {
+            assert_eq!(c.verdict, "no_difference", "{}", c.words);
+            assert!(
+                c.words.contains("with 3 runs a side only a change beyond"),
+                "{}",
+                c.words
+            );
+        }
+    }
+
+    #[test]
+    fn without_a_level_one_target_compares_nothing() {
+        let (_, a) = seed_001("", |_, _, _| 100.0);
+        assert!(a.comparisons.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod tail_tests {
+    use super::*;
+
+    fn run(rep: u32, values_us: impl Iterator<Item = u64>) -> RunFigures {
+        let mut f = RunFigures::of_search(rep, &serde_json::json!({"answer": {"max_rate": 100.0}}))
+            .unwrap();
+        let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).unwrap();
+        for v in values_us {
+            h.record(v).unwrap();
+        }
+        f.latency = Some(h);
+        f
+    }
+
+    #[test]
+    fn the_points_tail_pools_its_runs_histograms() {
+        // Three 5-second runs of 300 responses: too few alone for an upper
+        // bound on p99, merged they give both ends.
+        let runs: Vec<RunFigures> = (1..=3)
+            .map(|rep| run(rep, (1..=300u64).map(move |i| i * 1000 + u64::from(rep))))
+            .collect();
+        let p = point_stats(0, 0, runs, 0);
+        let t = p.p99_tail.unwrap();
+        assert_eq!(t.count, 900);
+        let (lo, hi) = (t.lo.unwrap(), t.hi.unwrap());
+        assert!(lo <= t.value && t.value <= hi, "{t:?}");
+        // In ms, near the 297th of 300 ms.
+        assert!((290.0..=300.5).contains(&t.value), "{t:?}");
+        // p99.9 from 900 responses: open above.
+        let t999 = p.p999_tail.unwrap();
+        assert!(t999.hi.is_none() && t999.lo.is_some(), "{t999:?}");
+        // A drifting run is left out of the pool as of the medians.
+        let mut runs: Vec<RunFigures> = (1..=3).map(|rep| run(rep, 1..=300u64)).collect();
+        runs[0].drifted = true;
+        assert_eq!(point_stats(0, 0, runs, 0).p99_tail.unwrap().count, 600);
+        // No histogram (a find-max search): no pooled tail.
+        let bare =
+            RunFigures::of_search(1, &serde_json::json!({"answer": {"max_rate": 1.0}})).unwrap();
+        assert!(point_stats(0, 0, vec![bare], 0).p99_tail.is_none());
+    }
 }

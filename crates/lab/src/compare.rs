@@ -277,7 +277,7 @@ pub fn text(t: &Table, n_before: usize, n_after: usize) -> String {
 pub fn text_in(t: &Table, n_before: usize, n_after: usize, lang: Lang) -> String {
     let mut s = trf(
         lang,
-        "{} results -- {} results: medians [95% CI] over results; Mann-Whitney U, Holm-adjusted over the table; a change under {}% counts as none",
+        "{} results -- {} results: medians [95% CI] over results; Welch's t on logs, Holm-adjusted over the table; a change under {}% counts as none",
         &[&n_before, &n_after, &format!("{:.0}", t.practical * 100.0)],
     );
     s.push('\n');
@@ -344,7 +344,7 @@ pub fn markdown(t: &Table, n_before: usize, n_after: usize) -> String {
 pub fn markdown_in(t: &Table, n_before: usize, n_after: usize, lang: Lang) -> String {
     let mut s = trf(
         lang,
-        "{} results against {}: medians [95% CI]; Mann-Whitney U, Holm-adjusted; a change under {}% counts as none.",
+        "{} results against {}: medians [95% CI]; Welch's t on logs, Holm-adjusted; a change under {}% counts as none.",
         &[&n_before, &n_after, &format!("{:.0}", t.practical * 100.0)],
     );
     let _ = write!(

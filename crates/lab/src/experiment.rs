@@ -59,6 +59,14 @@ pub struct Experiment {
     pub stop: Stop,
     /// The target the others are compared with (default: the first).
     pub baseline: usize,
+    /// The swept values the baseline fixes (`baseline = "children=5"` or
+    /// `{ children = 5 }`): every other level of them is compared with it,
+    /// at each value of the rest. Empty: targets are compared.
+    pub baseline_point: Point,
+    /// Whether the baseline fixes the target too (a target's name, or
+    /// `target = "…"` beside the values); else each target is compared
+    /// with its own baseline level.
+    pub baseline_by_target: bool,
     /// The smallest change worth calling a difference (default 2%).
     pub practical: f64,
     /// `[find_max]`: each run is a `yace find-max` search under these
@@ -308,7 +316,7 @@ fn build(root: &Node, origin: &str, s: &mut Sink, validate: Validate) -> Option<
             params: Vec::new(),
         });
     let stop = top.get("stop").map(|n| stop(s, n)).unwrap_or_default();
-    let (baseline, practical) = compare(s, top.get("compare"), &targets);
+    let (baseline, practical) = compare(s, top.get("compare"), &targets, &sweep);
     let find_max = top.get("find_max").map(|n| find_max(s, n, validate));
     Some(Experiment {
         name,
@@ -324,7 +332,9 @@ fn build(root: &Node, origin: &str, s: &mut Sink, validate: Validate) -> Option<
         targets,
         sweep,
         stop,
-        baseline,
+        baseline: baseline.target.unwrap_or(0),
+        baseline_by_target: baseline.target.is_some() || baseline.point.is_empty(),
+        baseline_point: baseline.point,
         practical,
         find_max,
     })
@@ -703,31 +713,29 @@ fn stop(s: &mut Sink, node: &Node) -> Stop {
     Stop { errors, slo }
 }
 
-fn compare(s: &mut Sink, node: Option<&Node>, targets: &[Target]) -> (usize, f64) {
+/// What `[compare] baseline` names: a target, swept values, or both.
+#[derive(Debug, Default)]
+struct Baseline {
+    target: Option<usize>,
+    point: Point,
+}
+
+fn compare(
+    s: &mut Sink,
+    node: Option<&Node>,
+    targets: &[Target],
+    sweep: &Sweep,
+) -> (Baseline, f64) {
     let Some(node) = node else {
-        return (0, 0.02);
+        return (Baseline::default(), 0.02);
     };
     let Some(f) = doc::table(s, node, "[compare]", &["baseline", "practical"]) else {
-        return (0, 0.02);
+        return (Baseline::default(), 0.02);
     };
-    let baseline = match f
+    let baseline = f
         .get("baseline")
-        .and_then(|n| doc::string(s, n, "baseline").map(|b| (b, n.pos)))
-    {
-        Some((b, pos)) => match targets.iter().position(|t| t.name == b) {
-            Some(i) => i,
-            None => {
-                let names: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
-                s.hint(
-                    pos,
-                    format!("no target named `{b}`"),
-                    format!("one of: {}", names.join(", ")),
-                );
-                0
-            }
-        },
-        None => 0,
-    };
+        .map(|n| baseline(s, n, targets, sweep))
+        .unwrap_or_default();
     let practical = f
         .get("practical")
         .and_then(|n| {
@@ -748,6 +756,96 @@ fn compare(s: &mut Sink, node: Option<&Node>, targets: &[Target]) -> (usize, f64
         })
         .unwrap_or(0.02);
     (baseline, practical)
+}
+
+/// `baseline = "nginx"` (a target), `"children=5"` / `"target=nginx
+/// children=5"` (space- or comma-separated), or `{ children = 5 }`: each
+/// name a target or a swept parameter (`var.` optional), each value one
+/// the sweep has.
+fn baseline(s: &mut Sink, node: &Node, targets: &[Target], sweep: &Sweep) -> Baseline {
+    let pairs: Vec<(String, String, Pos)> = match &node.kind {
+        Kind::Map(entries) => entries
+            .iter()
+            .filter_map(|e| {
+                let v = doc::scalar_text(s, &e.value, &format!("baseline.{}", e.key))?;
+                Some((e.key.clone(), v, e.value.pos))
+            })
+            .collect(),
+        _ => {
+            let Some(text) = doc::string(s, node, "baseline") else {
+                return Baseline::default();
+            };
+            if !text.contains('=') {
+                vec![("target".to_string(), text.to_string(), node.pos)]
+            } else {
+                let mut out = Vec::new();
+                for word in text.split([' ', ',']).filter(|w| !w.is_empty()) {
+                    match word.split_once('=') {
+                        Some((k, v)) if !k.is_empty() && !v.is_empty() => {
+                            out.push((k.trim().to_string(), v.trim().to_string(), node.pos))
+                        }
+                        _ => s.hint(
+                            node.pos,
+                            format!("baseline: `{word}` is not NAME=VALUE"),
+                            "e.g. baseline = \"children=5\" or baseline = { children = 5 }",
+                        ),
+                    }
+                }
+                out
+            }
+        }
+    };
+    let mut b = Baseline::default();
+    for (key, value, pos) in pairs {
+        if key == "target" {
+            match targets.iter().position(|t| t.name == value) {
+                Some(i) => b.target = Some(i),
+                None => {
+                    let names: Vec<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+                    let params: Vec<String> = sweep.params.iter().map(|p| p.name.clone()).collect();
+                    s.hint(
+                        pos,
+                        format!("no target named `{value}`"),
+                        if params.is_empty() {
+                            format!("one of: {}", names.join(", "))
+                        } else {
+                            format!(
+                                "one of: {}; or a swept value, e.g. \"{}={}\"",
+                                names.join(", "),
+                                params[0],
+                                sweep.params[0].values.first().cloned().unwrap_or_default()
+                            )
+                        },
+                    );
+                }
+            }
+            continue;
+        }
+        let name = key.strip_prefix("var.").unwrap_or(&key);
+        let Some(p) = sweep.params.iter().find(|p| p.name == name) else {
+            let params: Vec<&str> = sweep.params.iter().map(|p| p.name.as_str()).collect();
+            s.hint(
+                pos,
+                format!("baseline: `{key}` is neither `target` nor a swept parameter"),
+                if params.is_empty() {
+                    "the sweep is empty: name a target".to_string()
+                } else {
+                    format!("one of: target, {}", params.join(", "))
+                },
+            );
+            continue;
+        };
+        if !p.values.contains(&value) {
+            s.hint(
+                pos,
+                format!("baseline: {name} = {value} is not a value of the sweep"),
+                format!("one of: {}", p.values.join(", ")),
+            );
+            continue;
+        }
+        b.point.push((p.key(), value));
+    }
+    b
 }
 
 /// Where a whole run's problem was set.
@@ -983,6 +1081,67 @@ mod tests {
 
     fn toml(text: &str) -> Result<Experiment, Diagnostics> {
         parse(text, doc::Format::Toml, "exp.toml", &ok)
+    }
+
+    /// Seed 001's shape: one target, a swept pool size, a restart hook.
+    const SEED_001: &str = r#"
+name = "children"
+repetitions = 3
+duration = "5s"
+[[target]]
+name = "php"
+url = "http://127.0.0.1:1/"
+before = "restart --children $YACE_VAR_children"
+[sweep]
+var.children = [5, 20]
+connections = [10, 50]
+"#;
+
+    #[test]
+    fn a_baseline_can_be_a_swept_value() {
+        for how in [
+            "baseline = \"children=5\"",
+            "baseline = { children = 5 }",
+            "baseline = \"var.children=5\"",
+        ] {
+            let e = toml(&format!("{SEED_001}[compare]\n{how}\n")).unwrap();
+            assert!(!e.baseline_by_target, "{how}");
+            assert_eq!(e.baseline_point, vec![("var.children".into(), "5".into())]);
+        }
+        let both = toml(&format!(
+            "{SEED_001}[compare]\nbaseline = \"target=php, children=20 connections=50\"\n"
+        ))
+        .unwrap();
+        assert!(both.baseline_by_target);
+        assert_eq!(both.baseline_point.len(), 2);
+        // A target's name alone: targets compared, as before.
+        let plain = toml(&format!("{SEED_001}[compare]\nbaseline = \"php\"\n")).unwrap();
+        assert!(plain.baseline_by_target && plain.baseline_point.is_empty());
+        let none = toml(SEED_001).unwrap();
+        assert!(none.baseline_by_target && none.baseline_point.is_empty());
+    }
+
+    #[test]
+    fn a_baseline_that_names_nothing_is_refused() {
+        for (how, says) in [
+            (
+                "baseline = \"children=7\"",
+                "children = 7 is not a value of the sweep",
+            ),
+            (
+                "baseline = { workers = 5 }",
+                "`workers` is neither `target` nor a swept parameter",
+            ),
+            ("baseline = \"nginx\"", "no target named `nginx`"),
+            ("baseline = \"children\"", "no target named `children`"),
+            ("baseline = \"children=\"", "`children=` is not NAME=VALUE"),
+        ] {
+            let e = toml(&format!("{SEED_001}[compare]\n{how}\n")).unwrap_err();
+            let text = e.to_string();
+            assert!(text.contains(says), "{how}: {text}");
+        }
+        let e = toml(&format!("{SEED_001}[compare]\nbaseline = \"nginx\"\n")).unwrap_err();
+        assert!(e.to_string().contains("children=5"), "{e}");
     }
 
     #[test]

@@ -127,7 +127,7 @@ fn plan(w: &mut impl Write, state: &State, lang: Lang) -> io::Result<()> {
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            if i == state.baseline && state.targets.len() > 1 {
+            if i == state.baseline && state.baseline_by_target && state.targets.len() > 1 {
                 trf(lang, "{} (baseline)", &[&esc(n)])
             } else {
                 esc(n)
@@ -324,7 +324,7 @@ const METRICS: [Metric; 8] = [
     Metric {
         key: "p99",
         title: "Latency p99",
-        note: "Each run's 99th percentile latency, given where the run had 10,000 responses or more.",
+        note: "Each run's 99th percentile latency, however few its responses; the table's interval is the pooled runs' (order statistics of their merged histograms).",
         unit: Unit::Us,
         scale: 1000.0,
         of: |p| &p.p99_ms,
@@ -725,11 +725,7 @@ fn verdicts(w: &mut impl Write, state: &State, a: &Analysis, lang: Lang) -> io::
     writeln!(
         w,
         "<section class=\"compare\">\n<h2>{}</h2>\n<p class=\"hint\">{}</p>",
-        esc(&trf(
-            lang,
-            "Compared with {}",
-            &[&state.targets[state.baseline]]
-        )),
+        esc(&trf(lang, "Compared with {}", &[&state.baseline_name()])),
         esc(&method(state, a, lang))
     )?;
     writeln!(
@@ -889,7 +885,7 @@ fn points(
             cells.join(" "),
             esc(&fig(&p.rps, "", lang)),
             esc(&fig(&p.p50_ms, " ms", lang)),
-            esc(&fig(&p.p99_ms, " ms", lang)),
+            esc(&crate::render::tail_fig(&p.p99_tail, &p.p99_ms, lang)),
             esc(&fig(&p.p999_ms, " ms", lang)),
             p.errors_pct
                 .as_ref()

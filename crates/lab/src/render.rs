@@ -45,6 +45,19 @@ pub(crate) fn fig(f: &Option<Figure>, unit: &str, lang: Lang) -> String {
     }
 }
 
+/// A pooled tail: `212 ms [180–260]`, open above with few responses
+/// (`212 ms [≥ 180]`); the runs' median p99 when there is no histogram.
+pub(crate) fn tail_fig(t: &Option<crate::stats::Tail>, f: &Option<Figure>, lang: Lang) -> String {
+    match t {
+        None => fig(f, " ms", lang),
+        Some(t) => match (t.lo, t.hi) {
+            (Some(lo), Some(hi)) => format!("{} ms [{}–{}]", num(t.value), num(lo), num(hi)),
+            (Some(lo), None) => format!("{} ms [≥ {}]", num(t.value), num(lo)),
+            _ => format!("{} ms", num(t.value)),
+        },
+    }
+}
+
 /// `randomized-block` or `sequential`.
 pub(crate) fn order(state: &State, lang: Lang) -> &'static str {
     tr(
@@ -136,12 +149,12 @@ pub(crate) fn compared_with(state: &State, a: &Analysis, lang: Lang) -> String {
     trf(
         lang,
         if a.comparisons.len() == 1 {
-            "Compared with {} (Mann-Whitney U, Holm-adjusted over {} comparison; a change under {}% counts as none)"
+            "Compared with {} (Welch's t on logs, Holm-adjusted over {} comparison; a change under {}% counts as none)"
         } else {
-            "Compared with {} (Mann-Whitney U, Holm-adjusted over {} comparisons; a change under {}% counts as none)"
+            "Compared with {} (Welch's t on logs, Holm-adjusted over {} comparisons; a change under {}% counts as none)"
         },
         &[
-            &state.targets[state.baseline],
+            &state.baseline_name(),
             &a.comparisons.len(),
             &format!("{:.0}", state.practical * 100.0),
         ],
@@ -153,9 +166,9 @@ pub(crate) fn method(state: &State, a: &Analysis, lang: Lang) -> String {
     trf(
         lang,
         if a.comparisons.len() == 1 {
-            "Mann-Whitney U, Holm-adjusted over {} comparison; a change under {}% counts as none."
+            "Welch's t on logs, Holm-adjusted over {} comparison; a change under {}% counts as none."
         } else {
-            "Mann-Whitney U, Holm-adjusted over {} comparisons; a change under {}% counts as none."
+            "Welch's t on logs, Holm-adjusted over {} comparisons; a change under {}% counts as none."
         },
         &[
             &a.comparisons.len(),
@@ -263,13 +276,24 @@ pub fn text_in(state: &State, a: &Analysis, lang: Lang) -> String {
                     &p.runs.len().to_string(),
                     &fig(&p.rps, "", lang),
                     &fig(&p.p50_ms, " ms", lang),
-                    &fig(&p.p99_ms, " ms", lang),
+                    &tail_fig(&p.p99_tail, &p.p99_ms, lang),
                     &errors,
                 ],
                 monitored.then_some(cpu.as_str())
             )
         );
         notes.extend(flags(state, p, lang));
+    }
+    if a.points.iter().any(|p| p.p99_tail.is_some()) {
+        let _ = writeln!(
+            s,
+            "{}",
+            trf(
+                lang,
+                "  (p99: every run's responses merged, with its exact 95% order-statistic interval; ≥ where too few lie beyond it for an upper bound; about {} responses a point put it within p98.5–p99.5)",
+                &[&num(crate::stats::samples_for(0.99, crate::analysis::LEVEL) as f64)]
+            )
+        );
     }
     if few {
         let _ = writeln!(
@@ -387,7 +411,7 @@ pub fn markdown_in(state: &State, a: &Analysis, lang: Lang) -> String {
             p.runs.len(),
             fig(&p.rps, "", lang),
             fig(&p.p50_ms, " ms", lang),
-            fig(&p.p99_ms, " ms", lang),
+            tail_fig(&p.p99_tail, &p.p99_ms, lang),
             fig(&p.p999_ms, " ms", lang),
             p.errors_pct
                 .as_ref()
@@ -405,7 +429,7 @@ pub fn markdown_in(state: &State, a: &Analysis, lang: Lang) -> String {
         let _ = writeln!(
             s,
             "\n## {}\n\n{}\n",
-            trf(lang, "Compared with {}", &[&state.targets[state.baseline]]),
+            trf(lang, "Compared with {}", &[&state.baseline_name()]),
             method(state, a, lang)
         );
         let _ = writeln!(

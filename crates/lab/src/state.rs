@@ -30,6 +30,13 @@ pub struct State {
     /// The baseline target (index) and the practical threshold.
     pub baseline: usize,
     pub practical: f64,
+    /// The swept values the baseline fixes (`baseline = "children=5"`).
+    #[serde(default)]
+    pub baseline_point: Point,
+    /// Whether the baseline fixes the target (false: each target against
+    /// its own baseline level).
+    #[serde(default = "yes")]
+    pub baseline_by_target: bool,
     /// `runs` (each a fixed load; its figure is throughput) or `find-max`
     /// (each a search; its figure is the highest rate under the SLOs).
     #[serde(default = "runs_kind")]
@@ -62,6 +69,10 @@ pub enum Status {
     Skipped,
 }
 
+fn yes() -> bool {
+    true
+}
+
 fn runs_kind() -> String {
     "runs".into()
 }
@@ -77,6 +88,35 @@ pub fn fingerprint(text: &str) -> String {
 }
 
 impl State {
+    /// What the others are compared with, as the reports name it: the
+    /// target (`nginx`), the level (`children=5`) or both.
+    pub fn baseline_name(&self) -> String {
+        let level = crate::experiment::point_label(&self.baseline_point);
+        match (self.baseline_by_target, self.baseline_point.is_empty()) {
+            (true, true) => self.targets[self.baseline].clone(),
+            (false, _) => level,
+            (true, false) => format!("{} {level}", self.targets[self.baseline]),
+        }
+    }
+
+    /// The (target, point) a cell is compared with, `None` for a cell of
+    /// the baseline itself or when its counterpart is not in the plan.
+    pub fn counterpart(&self, target: usize, point: usize) -> Option<(usize, usize)> {
+        let t = if self.baseline_by_target {
+            self.baseline
+        } else {
+            target
+        };
+        let mut want = self.points.get(point)?.clone();
+        for (k, v) in &self.baseline_point {
+            if let Some(slot) = want.iter_mut().find(|(key, _)| key == k) {
+                slot.1 = v.clone();
+            }
+        }
+        let p = self.points.iter().position(|q| *q == want)?;
+        ((t, p) != (target, point)).then_some((t, p))
+    }
+
     /// Every run of `e`: block by block, each block visiting every (target,
     /// point) once — shuffled by a seeded generator when the order is
     /// randomized, so the same seed gives the same order.
@@ -121,6 +161,8 @@ impl State {
             targets: e.targets.iter().map(|t| t.name.clone()).collect(),
             points,
             baseline: e.baseline,
+            baseline_point: e.baseline_point.clone(),
+            baseline_by_target: e.baseline_by_target,
             practical: e.practical,
             kind: if e.find_max.is_some() {
                 "find-max"

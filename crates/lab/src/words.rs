@@ -42,7 +42,13 @@ pub fn typed(c: &analysis::Comparison, practical: f64) -> Comparison {
         "better" => Verdict::Better,
         "worse" => Verdict::Worse,
         "too_few_runs" => Verdict::TooFewRuns {
-            needed: stats::min_per_side_for(opts.alpha),
+            // Under 2 a side Welch's test is what is missing; from 2, a
+            // zero figure left only the rank test.
+            needed: if c.n_baseline.min(c.n_target) < stats::MIN_RUNS_WELCH {
+                stats::MIN_RUNS_WELCH
+            } else {
+                stats::min_per_side_for(opts.alpha)
+            },
         },
         _ => Verdict::NoDifference,
     };
@@ -57,6 +63,7 @@ pub fn typed(c: &analysis::Comparison, practical: f64) -> Comparison {
         n_b: c.n_target,
         verdict,
         opts,
+        small: c.small.clone(),
     }
 }
 
@@ -199,6 +206,7 @@ mod tests {
             n_b: 6,
             verdict: Verdict::Better,
             opts: stats::Compare::default(),
+            small: None,
         }
     }
 
@@ -272,6 +280,7 @@ mod tests {
         let row = analysis::Comparison {
             target: 1,
             baseline: 0,
+            baseline_point: 0,
             point: 0,
             metric: "throughput".into(),
             change: c.change,
@@ -282,6 +291,7 @@ mod tests {
             words: c.words("throughput"),
             n_target: 6,
             n_baseline: 6,
+            small: c.small.clone(),
         };
         let back = typed(&row, 0.02);
         assert_eq!(back.words("throughput"), row.words);

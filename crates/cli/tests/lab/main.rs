@@ -322,7 +322,7 @@ fn a_concurrency_sweep_finds_the_pools_knee() {
 #[test]
 fn a_setting_swept_through_a_hook() {
     let serve = ServeProcess::start(&[]);
-    let file = scaled("setting.toml", &serve, Some(2), &[]);
+    let file = scaled("setting.toml", &serve, Some(3), &[]);
     let dir = fresh_dir("setting");
     let (text, a) = lab_run(&file, &dir);
     // Throughput grows with the pool the hook set: 4, 8, 16, 32 workers
@@ -347,6 +347,28 @@ fn a_setting_swept_through_a_hook() {
         medians.windows(2).all(|w| w[0] < w[1]),
         "{medians:?}: {text}"
     );
+    // `baseline = "children=4"`: each larger pool against the pool of 4,
+    // ×2, ×4, ×8 throughput, each found with its interval from 3 runs a side.
+    let tp: Vec<&Value> = a["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["metric"] == "throughput")
+        .collect();
+    assert_eq!(tp.len(), 3, "{text}");
+    for (c, ratio) in tp.iter().zip([2.0, 4.0, 8.0]) {
+        assert_eq!(c["verdict"], "better", "{text}");
+        let change = c["change"].as_f64().unwrap();
+        // At most the pools' ratio (+15%); a busy machine can hold the
+        // bigger pools back, never speed them up, so the floor is loose.
+        assert!(
+            change + 1.0 < ratio * 1.15 && change + 1.0 > ratio * 0.5,
+            "×{} for ×{ratio}: {text}",
+            change + 1.0
+        );
+        assert!(c["ci"][0].as_f64().unwrap() > 0.5, "{text}");
+    }
+    assert!(text.contains("Compared with children=4"), "{text}");
 }
 
 #[test]

@@ -2,14 +2,22 @@
 //!
 //! The unit of evidence is one repetition (one run's figure: its
 //! throughput, its p99 latency…), never a second within a run. The verdict
-//! follows benchstat: a Mann–Whitney U test for "is there a difference",
-//! a bootstrap interval for "how big", and a practical threshold below
-//! which a significant difference is still called no difference.
+//! takes a test for "is there a difference", an interval for "how big",
+//! and a practical threshold below which a significant difference is still
+//! called no difference. From 2 runs a side the test and interval are
+//! Welch's on the logarithms ([`super::welch_log`]: exact for
+//! multiplicative log-normal noise; rank tests cannot reject at 5% under 4
+//! a side), with the exact permutation p and the Hodges–Lehmann interval
+//! beside it, free of that model, and the smallest change the design could
+//! have found. Where a figure is 0 (errors) the log is undefined and the
+//! verdict falls back to benchstat's: Mann–Whitney U and a bootstrap
+//! interval, from 4 runs a side.
 
 use serde::{Deserialize, Serialize};
 
 use super::rank::{holm, mann_whitney, min_per_side_for};
 use super::rng::Rng;
+use super::small::{detectable, hodges_lehmann, permutation_p, welch_log, HodgesLehmann, POWER};
 use super::summary::median_in_place;
 
 /// The default number of bootstrap resamples of [`compare`].
@@ -143,7 +151,35 @@ pub struct Comparison {
     pub verdict: Verdict,
     /// The options it was made with.
     pub opts: Compare,
+    /// The small-sample statistics, when the verdict is Welch's on logs.
+    #[serde(default)]
+    pub small: Option<Small>,
 }
+
+/// What the runs say beyond the verdict's test (see [`super::welch_log`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Small {
+    /// The ratio of geometric means − 1 (what the interval `ci` is for).
+    pub mean_change: f64,
+    /// Welch's degrees of freedom.
+    pub df: f64,
+    /// The relative run-to-run spread: pooled standard deviation of the logs.
+    pub sd_log: f64,
+    /// The exact permutation test's p (no model), when the splits are few enough.
+    pub p_permutation: Option<f64>,
+    /// The Mann–Whitney p (no model).
+    pub p_rank: f64,
+    /// Hodges–Lehmann's change and interval, with its actual coverage.
+    pub hodges_lehmann: Option<HodgesLehmann>,
+    /// The smallest change these runs find beyond the practical threshold
+    /// with probability [`POWER`] at the spread observed.
+    pub detectable: f64,
+    /// The same with twice the runs a side.
+    pub detectable_doubled: f64,
+}
+
+/// Runs a side Welch's test on logs needs (a spread needs 2 values).
+pub const MIN_RUNS_WELCH: usize = 2;
 
 /// The verdict rule: TooFewRuns when either side has fewer runs than
 /// [`min_per_side_for`]`(alpha)`; Better/Worse only when p < alpha and the
@@ -154,7 +190,18 @@ pub struct Comparison {
 /// tie-corrected normal approximation reports a smaller p (3 tied values
 /// against 3 other tied values give p ≈ 0.047, yet are too few runs).
 pub fn verdict(p: f64, ci: Option<(f64, f64)>, n_a: usize, n_b: usize, opts: &Compare) -> Verdict {
-    let needed = min_per_side_for(opts.alpha);
+    verdict_with(p, ci, n_a, n_b, opts, min_per_side_for(opts.alpha))
+}
+
+/// [`verdict`] with the test's own least runs a side (`needed`).
+fn verdict_with(
+    p: f64,
+    ci: Option<(f64, f64)>,
+    n_a: usize,
+    n_b: usize,
+    opts: &Compare,
+    needed: usize,
+) -> Verdict {
     if n_a.min(n_b) < needed {
         return Verdict::TooFewRuns { needed };
     }
@@ -185,7 +232,6 @@ pub fn verdict(p: f64, ci: Option<(f64, f64)>, n_a: usize, n_b: usize, opts: &Co
 /// `opts.seed`), the Mann–Whitney p-value ([`mann_whitney`]) and the
 /// [`verdict`]. Pure and deterministic.
 pub fn compare(a: &[f64], b: &[f64], opts: &Compare) -> Comparison {
-    let min_per_side = min_per_side_for(opts.alpha);
     let (n_a, n_b) = (a.len(), b.len());
     let change = if n_a == 0 || n_b == 0 {
         f64::NAN
@@ -198,7 +244,48 @@ pub fn compare(a: &[f64], b: &[f64], opts: &Compare) -> Comparison {
             mb / ma - 1.0
         }
     };
-    let (p, exact) = match mann_whitney(a, b) {
+    let rank = mann_whitney(a, b);
+    if let Some(w) = welch_log(a, b, opts.level) {
+        let small = Small {
+            mean_change: w.change,
+            df: w.df,
+            sd_log: w.sd_log,
+            p_permutation: permutation_p(a, b),
+            p_rank: rank.as_ref().map_or(1.0, |t| t.p),
+            hodges_lehmann: hodges_lehmann(a, b, opts.level),
+            detectable: detectable(w.sd_log, n_a, n_b, opts.alpha, POWER, opts.practical),
+            detectable_doubled: detectable(
+                w.sd_log,
+                2 * n_a,
+                2 * n_b,
+                opts.alpha,
+                POWER,
+                opts.practical,
+            ),
+        };
+        let ci = Some(w.ci);
+        return Comparison {
+            change,
+            ci,
+            p: w.p,
+            p_adjusted: None,
+            exact: false,
+            n_a,
+            n_b,
+            verdict: verdict_with(w.p, ci, n_a, n_b, opts, MIN_RUNS_WELCH),
+            opts: *opts,
+            small: Some(small),
+        };
+    }
+    // A zero or a lone run: no log-normal model; the rank test alone.
+    let positive = a.iter().chain(b).all(|x| *x > 0.0);
+    let min_per_side = if positive && n_a.min(n_b) < MIN_RUNS_WELCH {
+        // One more run a side and Welch's test answers.
+        MIN_RUNS_WELCH
+    } else {
+        min_per_side_for(opts.alpha)
+    };
+    let (p, exact) = match rank {
         Some(t) => (t.p, t.exact),
         None => (1.0, false),
     };
@@ -215,8 +302,9 @@ pub fn compare(a: &[f64], b: &[f64], opts: &Compare) -> Comparison {
         exact,
         n_a,
         n_b,
-        verdict: verdict(p, ci, n_a, n_b, opts),
+        verdict: verdict_with(p, ci, n_a, n_b, opts, min_per_side),
         opts: *opts,
+        small: None,
     }
 }
 
@@ -234,7 +322,12 @@ pub fn apply_holm(comparisons: &mut [Comparison]) {
     for (&i, adj) in family.iter().zip(holm(&ps)) {
         let c = &mut comparisons[i];
         c.p_adjusted = Some(adj);
-        c.verdict = verdict(adj, c.ci, c.n_a, c.n_b, &c.opts);
+        let needed = if c.small.is_some() {
+            MIN_RUNS_WELCH
+        } else {
+            min_per_side_for(c.opts.alpha)
+        };
+        c.verdict = verdict_with(adj, c.ci, c.n_a, c.n_b, &c.opts, needed);
     }
 }
 
@@ -285,8 +378,45 @@ impl Comparison {
                 sized(ci),
                 100.0 * self.opts.practical
             ),
+            (_, Some(ci)) if self.change.is_finite() => format!(
+                "no significant difference in {metric}: {:+.1}% ({:.0}% CI {}, {p}, {runs}){}",
+                100.0 * self.change,
+                100.0 * self.opts.level,
+                fmt_ci(ci, self.change),
+                self.design_words()
+            ),
             _ => format!("no significant difference in {metric} ({p}, {runs})"),
         }
+    }
+
+    /// What the design could have found: "; with 3 runs a side only a
+    /// change beyond ~12% could show (80% power), 6 would show ~6%" — empty
+    /// without the small-sample statistics or with unequal sides.
+    pub fn design_words(&self) -> String {
+        let Some(s) = &self.small else {
+            return String::new();
+        };
+        if !s.detectable.is_finite() || self.n_a != self.n_b {
+            return String::new();
+        }
+        format!(
+            "; with {} runs a side only a change beyond ~{} could show ({:.0}% power), {} would show ~{}",
+            self.n_a,
+            fmt_share(s.detectable),
+            100.0 * POWER,
+            2 * self.n_a,
+            fmt_share(s.detectable_doubled)
+        )
+    }
+}
+
+/// A share as a rounded percentage: "12%", "6.5%", "0.8%".
+pub(crate) fn fmt_share(x: f64) -> String {
+    let pct = 100.0 * x;
+    if pct >= 10.0 {
+        format!("{pct:.0}%")
+    } else {
+        format!("{pct:.1}%")
     }
 }
 
@@ -401,22 +531,69 @@ mod tests {
     }
 
     #[test]
-    fn too_few_runs() {
-        let c = compare(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0], &Compare::default());
-        assert_eq!(c.verdict, Verdict::TooFewRuns { needed: 4 });
-        assert!(c.ci.is_none());
-        assert_eq!(
-            c.words("throughput"),
-            "too few runs to tell: the test needs ≥ 4 runs per side (3 runs each)"
+    fn three_runs_answer_and_one_does_not() {
+        // 3 a side, far apart: Welch's test on logs answers (no rank test can).
+        let c = compare(
+            &[98.0, 100.0, 102.0],
+            &[198.0, 200.0, 203.0],
+            &Compare::default(),
         );
-        // SciPy's tie-corrected normal approximation gives p ≈ 0.047 here,
-        // but no exact test with 3 per side can reach 0.05: still too few.
-        let tied = compare(&[1.0, 1.0, 1.0], &[2.0, 2.0, 2.0], &Compare::default());
-        assert!(tied.p < 0.05 && !tied.exact);
-        assert_eq!(tied.verdict, Verdict::TooFewRuns { needed: 4 });
+        assert_eq!(c.verdict, Verdict::Better);
+        let s = c.small.as_ref().unwrap();
+        // The exact permutation test's floor at 3 a side, said beside it.
+        assert!((s.p_permutation.unwrap() - 0.1).abs() < 1e-12);
+        // No 95% Hodges–Lehmann interval exists at 3 a side: its coverage is 90%.
+        assert!((s.hodges_lehmann.unwrap().coverage - 0.9).abs() < 1e-12);
+        let (lo, hi) = c.ci.unwrap();
+        assert!(lo > 0.9 && hi < 1.1, "{lo} {hi}");
+        // One run a side: no spread, no test.
+        let one = compare(&[100.0], &[200.0], &Compare::default());
+        assert_eq!(one.verdict, Verdict::TooFewRuns { needed: 2 });
+        assert_eq!(
+            one.words("throughput"),
+            "too few runs to tell: the test needs ≥ 2 runs per side (1 runs each)"
+        );
+        // A zero (errors): no logs; the rank test and its 4 a side.
+        let zero = compare(&[0.0, 1.0, 2.0], &[10.0, 20.0, 30.0], &Compare::default());
+        assert_eq!(zero.verdict, Verdict::TooFewRuns { needed: 4 });
+        assert!(zero.small.is_none() && zero.ci.is_none());
         let e = compare(&[], &[1.0], &Compare::default());
-        assert_eq!(e.verdict, Verdict::TooFewRuns { needed: 4 });
+        assert!(matches!(e.verdict, Verdict::TooFewRuns { .. }));
         assert!(e.change.is_nan());
+    }
+
+    /// Identical targets, n = 3…6 a side, 400 simulated experiments each
+    /// (fixed seed): the verdict calls a difference at most at its nominal
+    /// 5%; and a true 10% change is found at the rate [`super::super::power`]
+    /// predicted from the true spread (±0.08).
+    #[test]
+    fn false_positives_stay_nominal_and_power_is_as_stated() {
+        let mut rng = Rng::new(32);
+        let sd = 0.05;
+        let draw = |rng: &mut Rng, n: usize, level: f64| -> Vec<f64> {
+            (0..n).map(|_| level * (sd * rng.normal()).exp()).collect()
+        };
+        const TRIALS: usize = 400;
+        for n in 3..=6 {
+            let (mut false_pos, mut found) = (0, 0);
+            for trial in 0..TRIALS {
+                let a = draw(&mut rng, n, 1000.0);
+                let b = draw(&mut rng, n, 1000.0);
+                let c = compare(&a, &b, &opts(trial as u64));
+                false_pos += usize::from(matches!(c.verdict, Verdict::Better | Verdict::Worse));
+                let b10 = draw(&mut rng, n, 1100.0);
+                let c10 = compare(&a, &b10, &opts(trial as u64));
+                found += usize::from(c10.verdict == Verdict::Better);
+            }
+            let rate = false_pos as f64 / TRIALS as f64;
+            assert!(rate <= 0.05, "n={n}: false positives {false_pos}/{TRIALS}");
+            let predicted = super::super::power(sd, n, n, 0.05, 0.10, 0.02);
+            let got = found as f64 / TRIALS as f64;
+            assert!(
+                (got - predicted).abs() <= 0.08,
+                "n={n}: 10% found in {got:.3}, power said {predicted:.3}"
+            );
+        }
     }
 
     #[test]
@@ -431,6 +608,7 @@ mod tests {
             n_b: 6,
             verdict: Verdict::Better,
             opts: Compare::default(),
+            small: None,
         };
         assert_eq!(
             base.words("throughput"),
@@ -456,7 +634,28 @@ mod tests {
         };
         assert_eq!(
             none.words("throughput"),
-            "no significant difference in throughput (p=0.41, 6 runs each)"
+            "no significant difference in throughput: +1.0% (95% CI -2.0% to +4.0%, p=0.41, 6 runs each)"
+        );
+        let designed = Comparison {
+            n_a: 3,
+            n_b: 3,
+            small: Some(Small {
+                mean_change: 0.01,
+                df: 4.0,
+                sd_log: 0.03,
+                p_permutation: Some(0.4),
+                p_rank: 0.4,
+                hodges_lehmann: None,
+                detectable: 0.1234,
+                detectable_doubled: 0.061,
+            }),
+            ..none.clone()
+        };
+        assert_eq!(
+            designed.words("throughput"),
+            "no significant difference in throughput: +1.0% (95% CI -2.0% to +4.0%, p=0.41, \
+             3 runs each); with 3 runs a side only a change beyond ~12% could show (80% power), \
+             6 would show ~6.1%"
         );
         let small = Comparison {
             change: 0.012,
@@ -483,22 +682,22 @@ mod tests {
 
     #[test]
     fn holm_can_turn_a_verdict() {
-        let mut rng = Rng::new(5);
-        let a = sample(&mut rng, 5, 1000.0, 0.02);
-        let b: Vec<f64> = a.iter().map(|x| x * 1.1).collect();
-        // Exact p with 5 per side fully separated: 2/252 ≈ 0.0079.
+        let a = [100.0, 102.0, 98.0, 101.0, 99.0];
+        let b = [108.0, 112.0, 103.0, 109.0, 104.0];
+        // Welch on logs (SciPy): p = 0.00756, the interval from +2.7%.
         let c = compare(&a, &b, &opts(1));
+        assert!((c.p - 0.007559057214162176).abs() < 1e-9);
         assert_eq!(c.verdict, Verdict::Better);
         let mut family = vec![c.clone(); 7];
-        family.push(compare(&a[..3], &b[..3], &opts(1)));
+        family.push(compare(&a[..1], &b[..1], &opts(1)));
         apply_holm(&mut family);
-        // 0.0079 × 7 = 0.056 ≥ 0.05: no longer significant.
+        // 0.00756 × 7 = 0.053 ≥ 0.05: no longer significant.
         for c in &family[..7] {
             assert!((c.p_adjusted.unwrap() - 7.0 * c.p).abs() < 1e-12);
             assert_eq!(c.verdict, Verdict::NoDifference);
         }
         assert_eq!(family[7].p_adjusted, None);
-        assert_eq!(family[7].verdict, Verdict::TooFewRuns { needed: 4 });
+        assert_eq!(family[7].verdict, Verdict::TooFewRuns { needed: 2 });
         let mut pair = vec![c.clone(), c];
         apply_holm(&mut pair);
         assert!(pair.iter().all(|c| c.verdict == Verdict::Better));

@@ -99,7 +99,7 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
 /// intermediate product is itself a Gaussian binomial, so the arithmetic
 /// stays in non-negative integers. When C(m+n, m) overflows u128 (only for
 /// n in the hundreds of thousands) the same recursion runs in f64.
-fn exact_u_cdf(m: usize, n: usize, c: usize) -> f64 {
+pub(crate) fn exact_u_cdf(m: usize, n: usize, c: usize) -> f64 {
     let mut total: Option<u128> = Some(1);
     for i in 1..=m {
         total = total

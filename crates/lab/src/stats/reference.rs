@@ -14,6 +14,14 @@ pub(crate) fn reference() -> &'static Value {
     })
 }
 
+/// The parsed `small.json` (`make_small.py`: the small-sample statistics).
+pub(crate) fn small() -> &'static Value {
+    static REF: OnceLock<Value> = OnceLock::new();
+    REF.get_or_init(|| {
+        serde_json::from_str(include_str!("../../reference/small.json")).expect("small.json parses")
+    })
+}
+
 /// The floats of a JSON array.
 pub(crate) fn floats(v: &Value) -> Vec<f64> {
     v.as_array()
