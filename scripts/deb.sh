@@ -59,12 +59,16 @@ command -v cargo-deb >/dev/null 2>&1 ||
 command -v dpkg-deb >/dev/null 2>&1 || fail "dpkg-deb is not installed (a Debian or Ubuntu system)"
 
 target=${CARGO_TARGET_DIR:-target}
+# The shipped build is `dist`; YACE_PROFILE=release packages the thin-LTO
+# build instead (the test gate's smoke check: the same package, built in
+# minutes, not the serial fat link).
+profile=${YACE_PROFILE:-dist}
 # cargo-deb maps the manifest's target/release/ assets to --profile's folder.
-bin="$target/dist/yace"
-assets="$target/dist/packaging"
+bin="$target/$profile/yace"
+assets="$target/$profile/packaging"
 
-log "dist build (cargo build --profile dist)"
-cargo build --profile dist --locked -p yace
+log "$profile build (cargo build --profile $profile)"
+cargo build --profile "$profile" --locked -p yace
 
 log "man pages and completions, from the binary ($assets)"
 rm -rf "$assets"
@@ -78,7 +82,7 @@ gzip -9n "$assets"/man/*.1
 log "cargo deb"
 # The binary is stripped; its line tables (for backtraces) go to a second
 # package, yace-dbgsym_….ddeb, as Debian does it.
-paths=$(cargo deb -p yace --profile dist --no-build --locked --dbgsym)
+paths=$(cargo deb -p yace --profile "$profile" --no-build --locked --dbgsym)
 deb=$(grep '\.deb$' <<<"$paths" | tail -n 1)
 ddeb=$(grep '\.ddeb$' <<<"$paths" | tail -n 1 || true)
 [ -f "$deb" ] || fail "cargo deb did not say where the package is (got: $paths)"

@@ -227,6 +227,15 @@ else
   echo "skipped: no nightly toolchain (cargo-fuzz needs one: rustup toolchain install nightly)"
 fi
 
+# The smoke tests below prove the scripts work, not the speed: they use the
+# thin-LTO release build (about 4 min on two cores) rather than the shipped
+# `dist` one (fat LTO, one codegen unit: a serial build several minutes
+# longer); dated benchmarks and packages build `dist` themselves.
+log "release build for the smoke tests (cargo build --release)"
+cargo build --release --locked -p yace
+export YACE="${CARGO_TARGET_DIR:-$PWD/target}/release/yace"
+export YACE_PROFILE=release
+
 log "benchmark smoke test (bench/run.sh, QUICK=1: proves the script works; ratios need a quiet machine)"
 QUICK=1 QUIET_WAIT=5 bench/run.sh
 # The fixed-rate mode with the timetable's floor (bench/floor.c, built with
@@ -238,6 +247,7 @@ CONNS=2000 DURATION=5 bench/connections.sh >/dev/null
 
 log "Debian package (scripts/deb.sh --system: cargo deb, then dpkg -i on this machine, checked, purged)"
 # The release binary is the benchmark's (the same build: no second one).
+# YACE_PROFILE=release (above) packages it.
 # cargo-deb is pinned; a fresh machine builds it once (~1.5 min).
 command -v cargo-deb >/dev/null 2>&1 || cargo install cargo-deb --version 3.8.0 --locked
 scripts/deb.sh --system
