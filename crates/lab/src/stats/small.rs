@@ -227,7 +227,7 @@ fn power_at(delta: f64, df: f64, alpha: f64) -> f64 {
 /// given the relative run-to-run spread `sd_log` (standard deviation of the
 /// logs) and `na`, `nb` runs: exp(ln(1 + practical) + δ·sd_log·√(1/nₐ + 1/n_b)) − 1
 /// where δ (in standard errors, on nₐ + n_b − 2 degrees of freedom) solves
-/// [`power_at`] = `power`. NaN when a side has fewer than 2 runs or the
+/// `power_at` = `power`. NaN when a side has fewer than 2 runs or the
 /// spread is not finite.
 pub fn detectable(
     sd_log: f64,
