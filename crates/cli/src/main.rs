@@ -40,7 +40,8 @@ const VERSION: &str = concat!(
     about = "yace (压测): load-test web servers, honestly",
     long_about = "yace (压测, \"load test\"): one fast binary to load-test web servers.\n\n\
         Run `yace run` with no URL to benchmark the embedded target, or give it a URL.",
-    after_help = "Exit codes: 0 success, 1 runtime failure (unreachable target, I/O),\n\
+    after_help = "Exit codes: 0 success, 1 runtime failure (unreachable target, a TLS or\n\
+        protocol mismatch found before any load, every request failed, I/O),\n\
         2 bad input, 3 threshold breached, 4 disk full writing a result,\n\
         5 a shard too late to start (--start-at), 6 an incomplete merge,\n\
         130 interrupted (SIGINT), 143 terminated (SIGTERM)",

@@ -507,14 +507,20 @@ fn sessions_nginx_proxy_apache() {
 // --- a page slower than -s ---------------------------------------------------------
 
 /// `/sleep.php?ms=3000` with `-s 1 -n 4 -c 2`: each request fails alone at
-/// 1 s as an exception, and the run completes (exit 0) with a full report.
+/// 1 s as an exception, and the run completes with a full report; as every
+/// request failed, it exits 1 and says so.
 fn check_timeout(kind: StackKind) {
     let stack = Stack::start(kind);
     let name = stack.name();
     let path = "/sleep.php?ms=3000";
     let run = yace_ab(&["-n", "4", "-c", "2", "-s", "1", &stack.url(path)]);
     let ctx = format!("{name}\n{run}");
-    assert_eq!(run.code, Some(0), "{ctx}");
+    assert_eq!(run.code, Some(1), "{ctx}");
+    assert!(
+        run.err
+            .contains("error: every request failed (4 errors, not one response)"),
+        "{ctx}"
+    );
     let mut at = 0;
     for label in [
         "Server Hostname:",
