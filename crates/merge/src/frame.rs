@@ -22,9 +22,12 @@ use std::io::{Read, Write};
 
 /// What starts a framed line (after any prefix).
 pub const MARKER: &str = "YACE-RESULT v1 ";
-/// Payload bytes per line: 4 KiB of base64, far below the 16 KiB at which
-/// container runtimes split a log line.
-pub const CHUNK: usize = 3072;
+/// Payload bytes per line: under 3 KiB of base64 with its header, so a
+/// line is shorter than PIPE_BUF (4 KiB) and one write of it stays whole
+/// when shards share a pipe or a log file (a 4 KiB line was split and
+/// interleaved with another shard's under load); far below the 16 KiB at
+/// which container runtimes split a log line.
+pub const CHUNK: usize = 2048;
 /// Largest payload a reader accepts (a 24-hour result compresses to a few MB).
 pub const MAX_PAYLOAD: usize = 256 << 20;
 
@@ -313,6 +316,10 @@ mod tests {
         let lb = encode(&b, "run-1", shard(1, 2));
         assert!(la.len() >= 3, "{} lines", la.len());
         assert!(la.iter().all(|l| l.len() < 16 * 1024));
+        // Each line and its newline fit one atomic pipe write (PIPE_BUF),
+        // with a long run id and a shard of a thousand.
+        let long = encode(&a, &"r".repeat(64), shard(999, 1000));
+        assert!(long.iter().all(|l| l.len() + 1 < 4096), "{}", long[0].len());
         let mut log = String::new();
         for (i, l) in la.iter().enumerate() {
             log.push_str(&format!("[pod/shard-0] {l}\r\n"));

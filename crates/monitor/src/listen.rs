@@ -40,6 +40,25 @@ impl Listening {
     }
 }
 
+/// How long a connection must wait in an accept queue to count: one that
+/// an idle worker takes within this was not waiting for a worker (the
+/// wake-up of a blocked `accept`, or the monitor's own status request
+/// arriving at the instant the queue is read).
+pub const SETTLE: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// `read` once, and when its queue is not empty once more after
+/// [`SETTLE`], keeping the smaller queue: what waited that long.
+pub fn settled(read: impl Fn() -> Result<Listening, String>) -> Result<Listening, String> {
+    let first = read()?;
+    if first.queue == 0 {
+        return Ok(first);
+    }
+    std::thread::sleep(SETTLE);
+    let mut again = read()?;
+    again.queue = again.queue.min(first.queue);
+    Ok(again)
+}
+
 /// The listeners among the socket `inodes` (a process tree's open files).
 pub fn owned(inodes: &HashSet<u32>) -> Result<Listening, String> {
     let mut out = Listening::default();

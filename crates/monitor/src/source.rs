@@ -240,7 +240,8 @@ impl Source for Process {
         r.gauge("processes_running", "count", running.count() as f64);
         // The kernel's view of the sockets they listen on; a failed ask is
         // a null in this sample, not a zero.
-        Listening::fields(&mut r, listen::owned(&sockets).ok().as_ref());
+        let listening = listen::settled(|| listen::owned(&sockets));
+        Listening::fields(&mut r, listening.ok().as_ref());
         Ok(r)
     }
 
@@ -271,10 +272,10 @@ struct Listen {
 
 impl Source for Listen {
     fn read(&mut self, _timeout: Duration) -> Result<Reading, String> {
-        let l = match &self.at {
-            ListenAt::Tcp { host, port } => listen::on_port(*host, *port)?,
-            ListenAt::Unix(path) => listen::at_path(path)?,
-        };
+        let l = listen::settled(|| match &self.at {
+            ListenAt::Tcp { host, port } => listen::on_port(*host, *port),
+            ListenAt::Unix(path) => listen::at_path(path),
+        })?;
         if l.listeners == 0 {
             return Err(match &self.at {
                 ListenAt::Tcp { port, .. } => format!(

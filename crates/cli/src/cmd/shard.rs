@@ -206,15 +206,17 @@ impl Start {
             return;
         }
         let json = serde_json::to_vec(r).expect("a result serializes");
-        let mut out = String::new();
-        for line in merge::frame::encode(&json, &self.run_id, self.shard) {
-            out.push_str(&line);
-            out.push('\n');
-        }
+        // One write a line, each shorter than PIPE_BUF: shards that share
+        // one log (Slurm tasks, a pod's stdout) may write at the same time,
+        // and a pipe or an O_APPEND file keeps such writes whole; one
+        // write of every line could be split and interleaved with
+        // another shard's.
         use std::io::Write;
         let mut o = std::io::stdout().lock();
-        let _ = o.write_all(out.as_bytes());
-        let _ = o.flush();
+        for line in merge::frame::encode(&json, &self.run_id, self.shard) {
+            let _ = o.write_all(format!("{line}\n").as_bytes());
+            let _ = o.flush();
+        }
     }
 
     /// The exit code: a shard too late to start has its own; a shard whose

@@ -54,12 +54,20 @@ fn find_max_finds_a_php_fpm_pools_capacity() {
             "4s",
         ])
         .args(["--cool-down", "1s", "--max-time", "150s", "-t", "1"])
-        // The monitors say what ran out: php-fpm's pool.
+        // The monitors say what ran out: php-fpm's pool, seen in its
+        // accept queue (its status page, answered by the same full pool,
+        // cannot show it full).
         .arg("--monitor")
         .arg(format!(
             "fpm:{}",
             stack.status_url(StatusPage::Fpm).unwrap()
         ))
+        .arg("--monitor")
+        .arg(format!(
+            "pidfile:{}",
+            stack.dir().join("run/php-fpm.pid").display()
+        ))
+        .args(["--monitor-interval", "250ms"])
         .arg("--json")
         .arg(&json)
         .output()
