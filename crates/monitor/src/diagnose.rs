@@ -1271,6 +1271,19 @@ mod tests {
         }
     }
 
+    /// This machine at `busy`% and one watched process tree of `program`,
+    /// concluded.
+    fn judged(busy: &[f64], tree: Source, program: &str) -> Monitoring {
+        let spec = tree.spec.clone();
+        let mut m = with_programs(vec![sys(busy), tree], &[(&spec, program)]);
+        conclude(&mut m, &result(true, false));
+        m
+    }
+
+    fn codes_of(m: &Monitoring) -> Vec<&str> {
+        m.diagnoses.iter().map(|d| d.code.as_str()).collect()
+    }
+
     fn sys(busy: &[f64]) -> Source {
         source(
             "system",
@@ -1286,14 +1299,9 @@ mod tests {
     /// ruled out, and the fix names pm.max_children with Little's law.
     #[test]
     fn a_queue_on_the_pools_socket_is_a_full_pool() {
-        let r = result(true, false);
         let fpm = tree("pidfile:/f.pid", 3.0, &[0.0, 40.0, 80.0, 120.0], &[1.0; 4]);
-        let mut m = with_programs(
-            vec![sys(&[20.0; 4]), fpm],
-            &[("pidfile:/f.pid", "php-fpm8.2")],
-        );
-        conclude(&mut m, &r);
-        let codes: Vec<&str> = m.diagnoses.iter().map(|d| d.code.as_str()).collect();
+        let m = judged(&[20.0; 4], fpm, "php-fpm8.2");
+        let codes = codes_of(&m);
         assert_eq!(codes, ["fpm_max_children"]);
         let d = &m.diagnoses[0];
         assert_eq!(d.evidence[0].metric, "listen_queue");
@@ -1338,14 +1346,9 @@ mod tests {
     /// its reason — never both fixes.
     #[test]
     fn a_full_pool_on_full_cpus_is_cpu_bound() {
-        let r = result(true, false);
         let fpm = tree("pidfile:/f.pid", 3.0, &[0.0, 5.0, 9.0, 7.0], &[150.0; 4]);
-        let mut m = with_programs(
-            vec![sys(&[99.0; 4]), fpm],
-            &[("pidfile:/f.pid", "php-fpm8.2")],
-        );
-        conclude(&mut m, &r);
-        let codes: Vec<&str> = m.diagnoses.iter().map(|d| d.code.as_str()).collect();
+        let m = judged(&[99.0; 4], fpm, "php-fpm8.2");
+        let codes = codes_of(&m);
         assert_eq!(codes, ["server_cpu_saturated"]);
         assert_eq!(m.ruled_out.len(), 1);
         assert_eq!(m.ruled_out[0].code, "fpm_max_children");
@@ -1356,23 +1359,15 @@ mod tests {
         );
         // Other processes on full CPUs are not the stack's: no CPU verdict.
         let fpm = tree("pidfile:/f.pid", 3.0, &[0.0, 5.0, 9.0, 7.0], &[10.0; 4]);
-        let mut m = with_programs(
-            vec![sys(&[99.0; 4]), fpm],
-            &[("pidfile:/f.pid", "php-fpm8.2")],
-        );
-        conclude(&mut m, &r);
-        let codes: Vec<&str> = m.diagnoses.iter().map(|d| d.code.as_str()).collect();
+        let m = judged(&[99.0; 4], fpm, "php-fpm8.2");
+        let codes = codes_of(&m);
         assert_eq!(codes, ["fpm_max_children"]);
         // Full CPUs shared with others, the stack's two children ready to
         // run (a page that computes, starved of a core): CPU-bound.
         let mut fpm = tree("pidfile:/f.pid", 3.0, &[0.0, 5.0, 9.0, 7.0], &[80.0; 4]);
         fpm.metrics.push(gauge("processes_running", &[2.0; 4]));
-        let mut m = with_programs(
-            vec![sys(&[99.0; 4]), fpm],
-            &[("pidfile:/f.pid", "php-fpm8.2")],
-        );
-        conclude(&mut m, &r);
-        let codes: Vec<&str> = m.diagnoses.iter().map(|d| d.code.as_str()).collect();
+        let m = judged(&[99.0; 4], fpm, "php-fpm8.2");
+        let codes = codes_of(&m);
         assert_eq!(codes, ["server_cpu_saturated"]);
     }
 
@@ -1408,7 +1403,7 @@ mod tests {
         assert_eq!(m.blind[0].from_s, 1.0);
         assert_eq!(m.server.workers_source.as_deref(), Some("Apache workers"));
         assert_eq!(m.server.workers_busy_max, Some(5.0), "not the page's 1");
-        let codes: Vec<&str> = m.diagnoses.iter().map(|d| d.code.as_str()).collect();
+        let codes = codes_of(&m);
         assert_eq!(codes, ["apache_out_of_workers"]);
         assert!(
             m.diagnoses[0].message.contains("5 worker processes ran"),
