@@ -78,24 +78,36 @@ fn fpm_run(stack: &Stack, name: &str, rate: &str) -> (std::process::Output, serd
     let status = stack.status_url(StatusPage::Fpm).unwrap();
     let pidfile = stack.dir().join("run/php-fpm.pid");
     let url = stack.url("/sleep.php?ms=50");
-    run_json(
+    watched(
         name,
-        &[
-            &url,
-            "--rate",
-            rate,
-            "-d",
-            "5s",
-            "--monitor",
-            &format!("fpm:{status}"),
-            "--monitor",
-            &format!("pidfile:{}", pidfile.display()),
-            "--monitor",
-            "system",
-            "--monitor-interval",
-            "500ms",
-        ],
+        &[&url, "--rate", rate, "-d", "5s"],
+        &format!("fpm:{status}"),
+        &pidfile,
     )
+}
+
+/// `yace run LOAD` watching a stack as a user would: its status page
+/// (`page`), its processes and their listeners (`pidfile:`), this machine;
+/// read every 500 ms.
+fn watched(
+    name: &str,
+    load: &[&str],
+    page: &str,
+    pidfile: &std::path::Path,
+) -> (std::process::Output, serde_json::Value) {
+    let tree = format!("pidfile:{}", pidfile.display());
+    let mut args = load.to_vec();
+    args.extend([
+        "--monitor",
+        page,
+        "--monitor",
+        &tree,
+        "--monitor",
+        "system",
+        "--monitor-interval",
+        "500ms",
+    ]);
+    run_json(name, &args)
 }
 
 /// Twice the pool's capacity: php-fpm's accept queue holds the waiting
@@ -187,23 +199,11 @@ fn apache_run(workers: u32, name: &str) -> (std::process::Output, serde_json::Va
     let status = stack.status_url(StatusPage::Apache).unwrap();
     let pidfile = stack.dir().join("run/apache2.pid");
     let url = stack.url("/sleep.php?ms=20");
-    run_json(
+    watched(
         name,
-        &[
-            &url,
-            "-c",
-            "20",
-            "-d",
-            "4s",
-            "--monitor",
-            &format!("apache:{status}"),
-            "--monitor",
-            &format!("pidfile:{}", pidfile.display()),
-            "--monitor",
-            "system",
-            "--monitor-interval",
-            "500ms",
-        ],
+        &[&url, "-c", "20", "-d", "4s"],
+        &format!("apache:{status}"),
+        &pidfile,
     )
 }
 
