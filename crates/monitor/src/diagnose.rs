@@ -195,14 +195,36 @@ fn cpu_enough(e: &Evidence) -> bool {
 
 /// An accept queue that held connections: the kernel's word that nothing
 /// took them, so every worker behind the socket was busy.
-fn queued(s: &Source, what: &str) -> Option<Evidence> {
+fn queued(s: &Source, what: &str, own: f64) -> Option<Evidence> {
     held(
         s,
         "listen_queue",
-        |v| v > 0.0,
+        |v| v > own,
         &format!("connections waited in {what}'s accept queue (up to {{max}})"),
     )
     .filter(enough)
+}
+
+/// Connections of yace's own that may wait in a pool's accept queue: the
+/// status request of a page the pool itself answers (php-fpm's through the
+/// pool, Apache's mod_status) is read at the sample's instant and waits
+/// there when the workers are busy for a moment — a round rate and a round
+/// interval put it beside a load request at every sample. The queue's
+/// evidence is what waited beyond it.
+fn own_reads(m: &Monitoring, names: &[&str]) -> f64 {
+    let through_pool = |s: &Source| {
+        if names == APACHE {
+            s.kind == "apache"
+        } else {
+            s.kind == "fpm"
+                && metric(s, "status_through_pool").is_none_or(|x| x.max().unwrap_or(1.0) > 0.0)
+        }
+    };
+    if m.sources.iter().any(through_pool) {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 fn figures(m: &Monitoring, r: &RunResult) -> ServerFigures {
@@ -298,7 +320,7 @@ fn tree_workers(m: &Monitoring, names: &[&str]) -> Option<(Option<f64>, f64)> {
     if workers < 1.0 {
         return None;
     }
-    let busy = queued(s, "").map(|_| workers);
+    let busy = queued(s, "", own_reads(m, names)).map(|_| workers);
     Some((busy, workers))
 }
 
@@ -531,11 +553,11 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
     let fpm_page = of_kind(m, "fpm").next();
     let fpm_tree = trees(m, FPM).next();
     let mut pool: Vec<Evidence> = Vec::new();
-    if let Some(e) = fpm_tree.and_then(|s| queued(s, "php-fpm")) {
+    if let Some(e) = fpm_tree.and_then(|s| queued(s, "php-fpm", own_reads(m, FPM))) {
         pool.push(e);
     }
     if let Some(s) = fpm_page {
-        if let Some(e) = queued(s, "php-fpm (its status page)") {
+        if let Some(e) = queued(s, "php-fpm (its status page)", 0.0) {
             pool.push(e);
         }
         if let Some(e) = held(
@@ -663,7 +685,7 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
             }
         }
     }
-    if let Some(e) = apache_tree.and_then(|s| queued(s, "Apache")) {
+    if let Some(e) = apache_tree.and_then(|s| queued(s, "Apache", own_reads(m, APACHE))) {
         workers_ev.push(e);
     }
     if !workers_ev.is_empty() {
@@ -739,7 +761,7 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
             .iter()
             .filter(|s| matches!(s.kind.as_str(), "listen" | "system"))
         {
-            if let Some(e) = queued(s, &s.label) {
+            if let Some(e) = queued(s, &s.label, 0.0) {
                 let mut d = Found::new(
                     "accept_queue",
                     true,
@@ -1320,7 +1342,8 @@ mod tests {
     }
 
     /// A status page read through the pool counts its own child: all
-    /// "active" is not a full pool, and a queue seen once is not evidence.
+    /// "active" is not a full pool, and its own read waiting in the queue
+    /// is not evidence.
     #[test]
     fn a_busy_pool_that_kept_up_is_not_full() {
         let r = result(true, false);
@@ -1333,7 +1356,10 @@ mod tests {
                 rate("max_children_reached", 0.0),
             ],
         );
-        let fpm = tree("pidfile:/f.pid", 3.0, &[0.0, 0.0, 1.0, 0.0], &[1.0; 4]);
+        // One connection in the queue at most samples: the page's own read,
+        // sent at the sample's instant beside a load request (a round rate
+        // and a round interval line them up), not a full pool.
+        let fpm = tree("pidfile:/f.pid", 3.0, &[1.0, 1.0, 0.0, 1.0], &[1.0; 4]);
         let mut m = with_programs(
             vec![sys(&[20.0; 4]), page, fpm],
             &[("pidfile:/f.pid", "php-fpm8.2")],
