@@ -375,8 +375,13 @@ impl Source for Status {
         let timeout = timeout.mul_f64(0.8).max(Duration::from_millis(50));
         self.reads += 1;
         // A token in the query that php-fpm shows in the request URI of the
-        // child serving it: that child is this read, not load.
-        let marker = format!("yace={}.{}", std::process::id(), self.reads);
+        // child serving it: that child is this read, not load. Unique in
+        // the process, not per source: two fpm sources (a pool's socket and
+        // its status_listen) read at the same instant, and one must not
+        // take the other's read in the pool's list for its own.
+        static READS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = READS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let marker = format!("yace={}.{n}", std::process::id());
         let body = match &self.via {
             Via::Http(u) => {
                 let mut u = u.clone();

@@ -157,13 +157,11 @@ fn a_full_pool_is_seen_through_status_listen_and_is_a_gap_through_the_pool() {
         2.0,
         "2 of 2 busy: {active:?}"
     );
-    // Nothing to subtract through pm.status_listen once the load runs (at
-    // the very first read, as the load starts, php-fpm has listed the
-    // read's own child among the pool's once: it is found and taken out).
-    let raw = values(listen_src, "active_processes_raw");
-    assert_eq!(raw[1..], active[1..], "{raw:?} {active:?}");
-    assert!(raw[0] - active[0] <= 1.0, "{raw:?} {active:?}");
-    assert!(values(listen_src, "status_through_pool")[1..]
+    // Nothing to subtract through pm.status_listen. (The pool's own-socket
+    // source reads at the same instants: its read, listed among the pool's
+    // children, is not this one's — each read has its own token.)
+    assert_eq!(values(listen_src, "active_processes_raw"), active);
+    assert!(values(listen_src, "status_through_pool")
         .iter()
         .all(|v| *v == 0.0));
     assert!(values(listen_src, "total_processes")

@@ -67,7 +67,7 @@ fn find_max_finds_a_php_fpm_pools_capacity() {
             "pidfile:{}",
             stack.dir().join("run/php-fpm.pid").display()
         ))
-        .args(["--monitor-interval", "250ms"])
+        .args(["--monitor-interval", "500ms"])
         .arg("--json")
         .arg(&json)
         .output()
