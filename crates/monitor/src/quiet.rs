@@ -34,6 +34,7 @@ impl Quiet {
         let config = Config {
             specs: config.specs.clone(),
             interval: (window / 4).max(crate::MIN_INTERVAL),
+            answered_before: config.answered_before,
         };
         let monitors = Monitors::connect(&config, port, local).map_err(|p| p.join("; "))?;
         let running = monitors.start();

@@ -20,11 +20,17 @@ pub const MIN_INTERVAL: Duration = Duration::from_millis(100);
 pub struct Config {
     pub specs: Vec<Spec>,
     pub interval: Duration,
+    /// Every source has answered once already (a campaign's later runs):
+    /// a source that does not answer its first read now — a status page
+    /// served by a pool still working off the last run's queue — starts
+    /// as a gap instead of refusing the run.
+    pub answered_before: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
+            answered_before: false,
             specs: Vec::new(),
             interval: Duration::from_secs(1),
         }
@@ -68,7 +74,12 @@ impl Monitors {
         for spec in &config.specs {
             match source::open(spec, port, local, config.interval.max(MIN_INTERVAL)).and_then(
                 |mut s| {
-                    s.read(timeout)?;
+                    match s.read(timeout) {
+                        Err(_) if config.answered_before => {}
+                        r => {
+                            r?;
+                        }
+                    }
                     Ok(s)
                 },
             ) {
@@ -753,5 +764,22 @@ mod tests {
         assert_eq!(busy.increase, Some(1.5));
         assert!(s.metrics.iter().all(|m| !m.name.ends_with("_seconds")));
         assert!(s.metrics.iter().any(|m| m.name == "cpus"));
+    }
+
+    /// A page that does not answer refuses the run, unless every source
+    /// answered before (a campaign's later run): then it starts as a gap.
+    #[test]
+    fn a_silent_page_refuses_a_first_run_only() {
+        // Nothing listens on port 1 of loopback (it takes root to bind).
+        let spec = Spec::parse("nginx:http://127.0.0.1:1/nginx_status").unwrap();
+        let mut config = Config {
+            specs: vec![spec],
+            interval: Duration::from_millis(200),
+            answered_before: false,
+        };
+        let problems = Monitors::connect(&config, None, true).err().unwrap();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        config.answered_before = true;
+        assert!(Monitors::connect(&config, None, true).is_ok());
     }
 }

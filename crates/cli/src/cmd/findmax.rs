@@ -800,7 +800,14 @@ impl Trials<'_> {
             script,
             thresholds: slos.to_vec(),
             spelling: &RunFlags,
-            monitors: self.monitors.clone(),
+            // After the first trial every monitor has answered once: one
+            // that does not answer now (a status page served by a pool still
+            // working off the last trial's queue) is a gap, not the end of
+            // the search.
+            monitors: monitor::Config {
+                answered_before: !self.first,
+                ..self.monitors.clone()
+            },
         };
         let prepared = if self.first {
             driver::prepare(job)?

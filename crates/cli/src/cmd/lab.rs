@@ -924,6 +924,7 @@ fn watch(e: &Experiment, target: usize) -> Option<(monitor::Config, Option<u16>,
         monitor::Config {
             specs,
             interval: Duration::from_millis(500),
+            answered_before: false,
         },
         port,
         local,

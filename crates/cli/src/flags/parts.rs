@@ -203,6 +203,7 @@ pub fn monitors(specs: &[String], interval: &str) -> Result<monitor::Config, Fai
         Ok(monitor::Config {
             specs: ok,
             interval,
+            answered_before: false,
         })
     } else {
         Err(Failure::usage(bad.join("\n")))
