@@ -181,6 +181,14 @@ fn held_in(
     }
 }
 
+/// An evidence's words with where it held: "… in 8 of 9 samples (0.5–4.0 s)".
+fn said(e: &Evidence) -> String {
+    format!(
+        "{} in {} of {} samples ({:.1}–{:.1} s)",
+        e.words, e.samples, e.of, e.from_s, e.to_s
+    )
+}
+
 /// Evidence strong enough to rest a diagnosis on: several samples, and a
 /// fair share of those read.
 fn enough(e: &Evidence) -> bool {
@@ -630,13 +638,7 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
             format!(
                 "php-fpm's pool was full: all {children:.0} children were busy and requests \
                  waited for one; {}.",
-                pool.iter()
-                    .map(|e| format!(
-                        "{} in {} of {} samples ({:.1}–{:.1} s)",
-                        e.words, e.samples, e.of, e.from_s, e.to_s
-                    ))
-                    .collect::<Vec<_>>()
-                    .join("; ")
+                pool.iter().map(said).collect::<Vec<_>>().join("; ")
             ),
             format!(
                 "Raise pm.max_children from {children:.0}{from}{to}, if memory allows \
@@ -728,14 +730,7 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
             true,
             format!(
                 "Apache ran out of workers: {now}, and new requests waited for one; {}.",
-                workers_ev
-                    .iter()
-                    .map(|e| format!(
-                        "{} in {} of {} samples ({:.1}–{:.1} s)",
-                        e.words, e.samples, e.of, e.from_s, e.to_s
-                    ))
-                    .collect::<Vec<_>>()
-                    .join("; ")
+                workers_ev.iter().map(said).collect::<Vec<_>>().join("; ")
             ),
             format!(
                 "Raise MaxRequestWorkers{to} (with ServerLimit, and ThreadsPerChild for the \
@@ -793,10 +788,12 @@ fn diagnoses(m: &Monitoring, r: &RunResult) -> (Vec<Diagnosis>, Vec<RuledOut>) {
             "server_cpu_saturated",
             false,
             format!(
-                "This machine's CPUs were full: {} in {} of {} samples ({:.1}–{:.1} s); whose                  work it was (the server's, yace's or another program's) cannot be told from                  the machine's figures alone.",
-                e.words, e.samples, e.of, e.from_s, e.to_s
+                "This machine's CPUs were full: {}; whose work it was (the server's, yace's or \
+                 another program's) cannot be told from the machine's figures alone.",
+                said(e)
             ),
-            "Watch the server's processes (--monitor pidfile:PATH of its master) to see              whether it is CPU-bound, and pin the server and yace to separate cores (taskset)."
+            "Watch the server's processes (--monitor pidfile:PATH of its master) to see \
+             whether it is CPU-bound, and pin the server and yace to separate cores (taskset)."
                 .into(),
         );
         d.figures = vec![
