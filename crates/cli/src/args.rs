@@ -254,7 +254,9 @@ pub struct RunArgs {
     #[arg(long = "think", value_name = "SPEC")]
     pub think: Option<String>,
 
-    /// Pass/fail criterion, repeatable: p99<200ms, errors<1%, rps>500, ...
+    /// Pass/fail criterion, repeatable: p99<200ms, errors<1%, rps>500,
+    /// missed==0 (paced users' iterations), behind==0 (the server kept up
+    /// with the open model's rate), ...
     /// A breached threshold exits with code 3 (a --shard exits 0 and its
     /// result records the breach: `yace merge` judges the merged run).
     #[arg(long = "threshold", value_name = "EXPR")]
@@ -448,9 +450,12 @@ pub struct RunArgs {
 #[derive(Debug, Args, Default, Clone)]
 pub struct MonitorArgs {
     /// Watch the server while loading it (repeatable): `system` (this
-    /// machine's CPU, load, memory, TCP states on the target's port),
-    /// `pid:N`, `pidfile:PATH`, `proc:NAME` (processes named NAME*,
-    /// summed), `node:URL` (node_exporter), `prom:URL[,match=GLOB]`,
+    /// machine's CPU, load, memory, TCP states and accept queue on the
+    /// target's port), `pid:N`, `pidfile:PATH` (a process and its children,
+    /// and the accept queues of the sockets they listen on), `proc:NAME`
+    /// (every process named NAME*, summed), `listen:[HOST:]PORT` or
+    /// `listen:/PATH.sock` (one socket's accept queue), `node:URL`
+    /// (node_exporter), `prom:URL[,match=GLOB]`,
     /// `nginx:URL` (stub_status), `apache:URL` (mod_status),
     /// `fpm:URL` (php-fpm's status page), `fpm:fcgi://HOST:PORT/PATH` or
     /// `fpm:fcgi+unix:SOCKET:/PATH` (the same over FastCGI, e.g. from
